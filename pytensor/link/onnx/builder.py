@@ -1,0 +1,217 @@
+"""The one object through which ONNX graphs are built.
+
+Converters (``onnx_funcify`` handlers) never write ONNX protos or invent names
+themselves: they ask an :class:`ONNXGraphBuilder` for nodes, constants and
+casts, and get back the names of the values it created.
+"""
+
+import re
+from collections import Counter
+
+import numpy as np
+
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+DEFAULT_OPSET = 18
+
+NUMPY_TO_ONNX_DTYPE = {
+    "bool": TensorProto.BOOL,
+    "int8": TensorProto.INT8,
+    "int16": TensorProto.INT16,
+    "int32": TensorProto.INT32,
+    "int64": TensorProto.INT64,
+    "uint8": TensorProto.UINT8,
+    "uint16": TensorProto.UINT16,
+    "uint32": TensorProto.UINT32,
+    "uint64": TensorProto.UINT64,
+    "float16": TensorProto.FLOAT16,
+    "float32": TensorProto.FLOAT,
+    "float64": TensorProto.DOUBLE,
+}
+
+
+def onnx_dtype(dtype) -> int:
+    """Return the ``TensorProto`` data type of a NumPy/PyTensor dtype."""
+    try:
+        return NUMPY_TO_ONNX_DTYPE[str(np.dtype(dtype))]
+    except (KeyError, TypeError):
+        raise NotImplementedError(
+            f"dtype {dtype} has no ONNX equivalent supported by this backend"
+        ) from None
+
+
+def sanitize_name(name: str) -> str:
+    """Turn an arbitrary variable name into a plain ONNX value name."""
+    cleaned = re.sub(r"[^0-9A-Za-z_]+", "_", name).strip("_")
+    if not cleaned or cleaned[0].isdigit():
+        cleaned = f"v_{cleaned}"
+    return cleaned
+
+
+class UniqueNames:
+    """Hand out names that are unique within one model: ``x``, ``x_1``, ``x_2``..."""
+
+    def __init__(self):
+        self._used: Counter[str] = Counter()
+
+    def reserve(self, name: str) -> str:
+        base = sanitize_name(name)
+        candidate = base
+        while candidate in self._used:
+            candidate = f"{base}_{self._used[base]}"
+            self._used[base] += 1
+        self._used[candidate] += 1
+        return candidate
+
+
+class ONNXGraphBuilder:
+    """Accumulate the nodes, constants, inputs and outputs of one ONNX graph.
+
+    Parameters
+    ----------
+    opset
+        The ONNX opset of the default domain that handlers may rely on.
+    keep_checks
+        Whether runtime assertions (``CheckAndRaise``) are kept: their
+        conditions are collected in ``checks`` and become extra outputs.
+    """
+
+    def __init__(self, opset: int = DEFAULT_OPSET, keep_checks: bool = True):
+        self.opset = opset
+        self.keep_checks = keep_checks
+        self.checks: list[tuple[str, object]] = []
+        self.names = UniqueNames()
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
+        self.inputs: list[onnx.ValueInfoProto] = []
+        self.outputs: list[onnx.ValueInfoProto] = []
+        self._constants: dict[tuple, str] = {}
+        self._producer: dict[str, onnx.NodeProto] = {}
+
+    def fresh_name(self, hint: str) -> str:
+        """Reserve a new value name based on ``hint``."""
+        return self.names.reserve(hint)
+
+    def add(
+        self, op_type: str, inputs, *, hint: str | None = None, **attributes
+    ) -> str:
+        """Add a single-output node and return the name of its output."""
+        [output] = self.add_multi(op_type, inputs, n_outputs=1, hint=hint, **attributes)
+        return output
+
+    def add_multi(
+        self,
+        op_type: str,
+        inputs,
+        *,
+        n_outputs: int,
+        hint: str | None = None,
+        **attributes,
+    ) -> list[str]:
+        """Add a node with ``n_outputs`` outputs and return their names.
+
+        ``inputs`` may contain ``""`` for omitted optional inputs.
+        """
+        hint = hint or op_type.lower()
+        outputs = [self.fresh_name(hint) for _ in range(n_outputs)]
+        node = helper.make_node(
+            op_type,
+            list(inputs),
+            outputs,
+            name=self.fresh_name(f"{op_type}_node"),
+            **attributes,
+        )
+        self.nodes.append(node)
+        for output in outputs:
+            self._producer[output] = node
+        return outputs
+
+    def constant(self, value, dtype=None, *, hint: str = "const") -> str:
+        """Return the name of an initializer holding ``value`` as ``dtype``.
+
+        Equal constants (same dtype, shape and bytes) share one initializer.
+        """
+        array = np.asarray(value, dtype=dtype)
+        onnx_dtype(array.dtype)
+        array = np.ascontiguousarray(array)
+        key = (array.dtype.str, array.shape, array.tobytes())
+        if key not in self._constants:
+            name = self.fresh_name(hint)
+            self.initializers.append(numpy_helper.from_array(array, name))
+            self._constants[key] = name
+        return self._constants[key]
+
+    def cast(self, name: str, from_dtype, to_dtype) -> str:
+        """Return ``name`` converted to ``to_dtype`` (``name`` itself if it already is)."""
+        if np.dtype(from_dtype) == np.dtype(to_dtype):
+            return name
+        return self.add("Cast", [name], to=onnx_dtype(to_dtype), hint="cast")
+
+    def add_input(self, hint: str, dtype, shape, dim_prefix: str | None = None) -> str:
+        """Declare a graph input and return its name."""
+        name = self.fresh_name(hint)
+        self.inputs.append(self._value_info(name, dtype, shape, dim_prefix or name))
+        return name
+
+    def add_output(
+        self, value: str, hint: str, dtype, shape, dim_prefix: str | None = None
+    ) -> str:
+        """Declare ``value`` as a graph output named after ``hint`` and return its name.
+
+        A value computed by a node is renamed in place; graph inputs, constants
+        and values that are already outputs are exposed through an ``Identity``.
+        """
+        name = self.fresh_name(hint)
+        exposed = {info.name for info in self.outputs}
+        producer = self._producer.pop(value, None)
+        if producer is not None and value not in exposed:
+            self._rename(value, name, producer)
+        else:
+            self.add_identity(value, name)
+        self.outputs.append(self._value_info(name, dtype, shape, dim_prefix or name))
+        return name
+
+    def add_identity(self, value: str, name: str):
+        node = helper.make_node(
+            "Identity", [value], [name], name=self.fresh_name("Identity_node")
+        )
+        self.nodes.append(node)
+        self._producer[name] = node
+
+    def _rename(self, old: str, new: str, producer: onnx.NodeProto):
+        producer.output[list(producer.output).index(old)] = new
+        self._producer[new] = producer
+        for node in self.nodes:
+            for position, name in enumerate(node.input):
+                if name == old:
+                    node.input[position] = new
+
+    @staticmethod
+    def _value_info(name, dtype, shape, dim_prefix):
+        dims = [
+            dim if dim is not None else f"{dim_prefix}_dim{axis}"
+            for axis, dim in enumerate(shape)
+        ]
+        return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
+
+    def make_model(self, graph_name: str = "pytensor_graph", **model_kwargs):
+        """Assemble the accumulated graph into a ``ModelProto``."""
+        graph = helper.make_graph(
+            self.nodes,
+            graph_name,
+            self.inputs,
+            self.outputs,
+            initializer=self.initializers,
+        )
+        opset_imports = [helper.make_opsetid("", self.opset)]
+        # onnx stamps its newest IR version by default, which onnxruntime may not
+        # load yet: pin the oldest IR version that supports the opset instead.
+        return helper.make_model(
+            graph,
+            opset_imports=opset_imports,
+            ir_version=helper.find_min_ir_version_for(opset_imports),
+            producer_name="pytensor-onnx",
+            **model_kwargs,
+        )

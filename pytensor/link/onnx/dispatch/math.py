@@ -1,0 +1,1 @@
+from pytensor.link.onnx.dispatch.basic import onnx_funcify  # noqa: F401

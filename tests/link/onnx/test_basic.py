@@ -1,0 +1,221 @@
+import numpy as np
+import onnx
+import pytensor.tensor as pt
+import pytest
+from pytensor.compile.mode import Mode, get_mode
+from pytensor.compile.sharedvalue import shared
+
+import pytensor
+from pytensor.link.onnx import ONNXLinker
+
+
+onnx_mode = get_mode("ONNX")
+py_mode = Mode(linker="py", optimizer=None)
+
+DEFAULT_RTOL = {"float16": 1e-3, "float32": 1e-5, "float64": 1e-12}
+
+
+def assert_same_values(onnx_value, py_value, *, rtol=None, atol=0.0):
+    """Equal dtype, shape and values (floats within ``rtol``/``atol``, NaN == NaN)."""
+    onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
+    assert onnx_value.dtype == py_value.dtype, (onnx_value.dtype, py_value.dtype)
+    assert onnx_value.shape == py_value.shape, (onnx_value.shape, py_value.shape)
+    if py_value.dtype.kind == "f":
+        rtol = DEFAULT_RTOL[py_value.dtype.name] if rtol is None else rtol
+        np.testing.assert_allclose(onnx_value, py_value, rtol=rtol, atol=atol)
+    else:
+        np.testing.assert_array_equal(onnx_value, py_value)
+
+
+def compare_onnx_and_py(
+    graph_inputs,
+    graph_outputs,
+    test_inputs,
+    *,
+    assert_fn=None,
+    onnx_mode=onnx_mode,
+    py_mode=py_mode,
+):
+    """Compile the graph with the ONNX mode and the Python linker and compare.
+
+    Also checks the ONNX model with ``onnx.checker`` (full check). Returns the
+    ONNX-compiled function and its results.
+    """
+    if assert_fn is None:
+        assert_fn = assert_same_values
+    if any(inp.owner is not None for inp in graph_inputs):
+        raise ValueError("Inputs must be root variables")
+
+    onnx_fn = pytensor.function(graph_inputs, graph_outputs, mode=onnx_mode)
+    model = onnx_fn.maker.linker.onnx_model
+    onnx.checker.check_model(model, full_check=True)
+    onnx_res = onnx_fn(*test_inputs)
+
+    py_fn = pytensor.function(graph_inputs, graph_outputs, mode=py_mode)
+    py_res = py_fn(*test_inputs)
+
+    if isinstance(graph_outputs, list | tuple):
+        assert len(onnx_res) == len(py_res)
+        for onnx_value, py_value in zip(onnx_res, py_res, strict=True):
+            assert_fn(onnx_value, py_value)
+    else:
+        assert_fn(onnx_res, py_res)
+    return onnx_fn, onnx_res
+
+
+def onnx_model_of(fn):
+    return fn.maker.linker.onnx_model
+
+
+@pytest.mark.parametrize("mode", ["ONNX", "onnx", Mode(linker="onnx")])
+def test_mode_spellings(mode):
+    x = pt.vector("x")
+    fn = pytensor.function([x], x * 2, mode=mode)
+    assert isinstance(fn.maker.linker, ONNXLinker)
+    np.testing.assert_array_equal(fn(np.array([1.0, 2.0])), [2.0, 4.0])
+
+
+def test_one_model_one_session_per_function():
+    x = pt.matrix("x")
+    y = pt.exp(x) * x + 1
+    fn = pytensor.function([x], [y, y * 2], mode="ONNX")
+    linker = fn.maker.linker
+    assert isinstance(linker.onnx_model, onnx.ModelProto)
+    assert linker.onnx_model.opset_import[0].version == 18
+    assert linker.onnx_model.ir_version == 8
+    assert linker.onnx_session is fn.vm.jit_fn.session
+    other = pytensor.function([x], y, mode="ONNX")
+    assert other.maker.linker is not linker
+    assert other.maker.linker.onnx_session is not linker.onnx_session
+
+
+def test_linker_settings_survive_for_every_function():
+    mode = Mode(ONNXLinker(opset=20), "fast_run")
+    x = pt.vector("x")
+    first = pytensor.function([x], x + 1, mode=mode)
+    second = pytensor.function([x], x + 2, mode=mode)
+    for fn in (first, second):
+        assert onnx_model_of(fn).opset_import[0].version == 20
+
+
+def test_registering_twice_is_harmless():
+    from pytensor.link.onnx import register_onnx_mode
+
+    register_onnx_mode()
+    register_onnx_mode()
+    assert get_mode("ONNX") is onnx_mode
+
+
+def test_shared_variables_are_fed_every_call():
+    w = shared(np.array([1.0, 2.0]), name="w")
+    x = pt.vector("x")
+    fn = pytensor.function([x], x * w, mode="ONNX")
+    np.testing.assert_array_equal(fn(np.ones(2)), [1.0, 2.0])
+    w.set_value(np.array([3.0, 4.0]))
+    np.testing.assert_array_equal(fn(np.ones(2)), [3.0, 4.0])
+
+
+def test_updates_accumulate():
+    counter = shared(np.array(0, dtype="int64"), name="counter")
+    total = shared(np.zeros(3), name="total")
+    x = pt.vector("x")
+    fn = pytensor.function(
+        [x], total, updates={counter: counter + 1, total: total + x}, mode="ONNX"
+    )
+    for _ in range(3):
+        fn(np.array([1.0, 2.0, 3.0]))
+    assert counter.get_value() == 3
+    np.testing.assert_array_equal(total.get_value(), [3.0, 6.0, 9.0])
+
+
+@pytest.mark.parametrize(
+    "dtype", ["float64", "float32", "int8", "int64", "uint8", "bool"]
+)
+def test_outputs_that_alias_inputs_or_repeat(dtype):
+    x = pt.vector("x", dtype=dtype)
+    values = np.array([1, 0, 1], dtype=dtype)
+    compare_onnx_and_py([x], [x, x, pt.as_tensor(np.array([1], dtype=dtype))], [values])
+
+
+def test_output_is_constant_only():
+    x = pt.vector("x")
+    fn = pytensor.function(
+        [x], pt.constant(np.arange(3.0)), mode="ONNX", on_unused_input="ignore"
+    )
+    np.testing.assert_array_equal(fn(np.zeros(2)), np.arange(3.0))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_zero_d_and_empty(dtype):
+    s = pt.scalar("s", dtype=dtype)
+    m = pt.matrix("m", dtype=dtype)
+    compare_onnx_and_py(
+        [s, m],
+        [s * 2, m + s],
+        [np.asarray(1.5, dtype=dtype), np.zeros((0, 3), dtype=dtype)],
+    )
+
+
+def test_value_infos_carry_static_and_symbolic_shapes():
+    x = pt.tensor("x", shape=(None, 3), dtype="float32")
+    fn = pytensor.function([x], x + 1, mode="ONNX")
+    [inp] = onnx_model_of(fn).graph.input
+    dims = inp.type.tensor_type.shape.dim
+    assert dims[0].dim_param == "x_dim0"
+    assert dims[1].dim_value == 3
+    assert inp.type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
+def test_user_names_kept():
+    x = pt.vector("x")
+    y = (x + 1).copy(name="y")
+    fn = pytensor.function([x], y, mode="ONNX")
+    model = onnx_model_of(fn)
+    assert [i.name for i in model.graph.input] == ["x"]
+    assert [o.name for o in model.graph.output] == ["y"]
+
+
+def test_check_and_raise_raises_like_other_modes():
+    from pytensor.raise_op import Assert
+
+    sigma = pt.scalar("sigma")
+    checked = Assert("sigma must be positive")(sigma, pt.gt(sigma, 0))
+    fn = pytensor.function([sigma], checked * 2, mode="ONNX")
+    assert fn(2.0) == 4.0
+    with pytest.raises(AssertionError, match="sigma must be positive"):
+        fn(-1.0)
+
+
+def test_unsupported_input_type_fails_at_compile_time():
+    rng = shared(np.random.default_rng(0))
+    x = pt.random.normal(rng=rng)
+    with pytest.raises(
+        NotImplementedError,
+        match=r"(?s)ONNX backend.*RandomGeneratorType|ONNX backend.*random",
+    ):
+        pytensor.function([], x, mode="ONNX")
+
+
+def test_unsupported_op_names_op_and_variable():
+    from pytensor.graph.basic import Apply
+    from pytensor.graph.op import Op
+
+    class MyUnknownOp(Op):
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0]
+
+    x = pt.vector("x")
+    y = MyUnknownOp()(x)
+    y.name = "mystery"
+    with pytest.raises(
+        NotImplementedError, match=r"(?s)MyUnknownOp.*mystery.*onnx_funcify.register"
+    ):
+        pytensor.function([x], y, mode="ONNX")
+
+
+def test_constants_keep_their_dtype():
+    x = pt.vector("x", dtype="int64")
+    compare_onnx_and_py([x], [x + np.int64(2**40)], [np.array([1, 2], dtype="int64")])
