@@ -48,10 +48,11 @@ class ONNXFunction:
 
     def __call__(self, *values):
         feed = {
-            name: np.asarray(value) for name, value in zip(self.input_names, values)
+            name: np.asarray(value)
+            for name, value in zip(self.input_names, values, strict=True)
         }
         results = self.session.run(None, feed)
-        for passed, (_, op) in zip(results[self.n_outputs :], self.checks):
+        for passed, (_, op) in zip(results[self.n_outputs :], self.checks, strict=True):
             if not passed:
                 raise op.exc_type(op.msg)
         outputs = results[: self.n_outputs]
