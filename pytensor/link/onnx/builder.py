@@ -133,9 +133,9 @@ class ONNXGraphBuilder:
 
         Equal constants (same dtype, shape and bytes) share one initializer.
         """
-        array = np.asarray(value, dtype=dtype)
+        # not np.ascontiguousarray: it turns 0-d arrays into 1-d ones
+        array = np.asarray(value, dtype=dtype, order="C")
         onnx_dtype(array.dtype)
-        array = np.ascontiguousarray(array)
         key = (array.dtype.str, array.shape, array.tobytes())
         if key not in self._constants:
             name = self.fresh_name(hint)
@@ -156,14 +156,22 @@ class ONNXGraphBuilder:
         return name
 
     def add_output(
-        self, value: str, hint: str, dtype, shape, dim_prefix: str | None = None
+        self,
+        value: str,
+        hint: str,
+        dtype,
+        shape,
+        dim_prefix: str | None = None,
+        *,
+        name: str | None = None,
     ) -> str:
         """Declare ``value`` as a graph output named after ``hint`` and return its name.
 
         A value computed by a node is renamed in place; graph inputs, constants
         and values that are already outputs are exposed through an ``Identity``.
+        ``name``, reserved beforehand with :meth:`fresh_name`, is used as is.
         """
-        name = self.fresh_name(hint)
+        name = name or self.fresh_name(hint)
         exposed = {info.name for info in self.outputs}
         producer = self._producer.pop(value, None)
         if producer is not None and value not in exposed:
