@@ -89,6 +89,7 @@ class ONNXGraphBuilder:
         self.outputs: list[onnx.ValueInfoProto] = []
         self._constants: dict[tuple, str] = {}
         self._producer: dict[str, onnx.NodeProto] = {}
+        self._renamed: dict[str, str] = {}
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""
@@ -173,6 +174,7 @@ class ONNXGraphBuilder:
         """
         name = name or self.fresh_name(hint)
         exposed = {info.name for info in self.outputs}
+        value = self._renamed.get(value, value)
         producer = self._producer.pop(value, None)
         if producer is not None and value not in exposed:
             self._rename(value, name, producer)
@@ -189,6 +191,7 @@ class ONNXGraphBuilder:
         self._producer[name] = node
 
     def _rename(self, old: str, new: str, producer: onnx.NodeProto):
+        self._renamed[old] = new
         producer.output[list(producer.output).index(old)] = new
         self._producer[new] = producer
         for node in self.nodes:

@@ -219,3 +219,9 @@ def test_unsupported_op_names_op_and_variable():
 def test_constants_keep_their_dtype():
     x = pt.vector("x", dtype="int64")
     compare_onnx_and_py([x], [x + np.int64(2**40)], [np.array([1, 2], dtype="int64")])
+
+
+def test_one_value_behind_several_outputs():
+    x = pt.vector("x")
+    y = pt.exp(x)
+    compare_onnx_and_py([x], [y, y * 1, y, y.copy()], [np.array([0.0, 1.0])])

@@ -4,10 +4,12 @@ from pytensor.link.onnx.dispatch.basic import onnx_funcify, onnx_typify
 # Load dispatch specializations
 import pytensor.link.onnx.dispatch.blas
 import pytensor.link.onnx.dispatch.elemwise
+import pytensor.link.onnx.dispatch.extra_ops
 import pytensor.link.onnx.dispatch.math
 import pytensor.link.onnx.dispatch.nlinalg
 import pytensor.link.onnx.dispatch.scalar
 import pytensor.link.onnx.dispatch.shape
+import pytensor.link.onnx.dispatch.sort
 import pytensor.link.onnx.dispatch.special
 import pytensor.link.onnx.dispatch.subtensor
 import pytensor.link.onnx.dispatch.tensor_basic
