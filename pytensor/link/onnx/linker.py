@@ -29,8 +29,8 @@ class ONNXLinker(JITLinker):
         "BlasOpt",
         # onnxruntime manages its own buffers; in-place Ops gain nothing
         "inplace",
-        # Composite scalar graphs would only be expanded again; onnxruntime
-        # fuses elementwise chains itself
+        # Composite scalar graphs are expanded back into one ONNX node per
+        # scalar Op, so fusing them first would only cost compile time
         "fusion",
         "local_careduce_fusion",
         # Scan buffers cannot be pre-allocated in ONNX
