@@ -9,14 +9,30 @@ from pytensor.link.onnx.linker import ONNXLinker
 from pytensor.link.onnx.mode import ONNX, register_onnx_mode
 
 
-__all__ = ["ONNX", "ONNXLinker", "export_onnx", "onnx_funcify", "onnx_typify"]
+__all__ = [
+    "ONNX",
+    "ONNXLinker",
+    "ONNXVerificationError",
+    "UnsupportedGraphError",
+    "export_onnx",
+    "onnx_funcify",
+    "onnx_support_report",
+    "onnx_typify",
+]
+
+LAZY_EXPORTS = {
+    "export_onnx": "pytensor.link.onnx.export",
+    "onnx_support_report": "pytensor.link.onnx.report",
+    "UnsupportedGraphError": "pytensor.link.onnx.report",
+    "ONNXVerificationError": "pytensor.link.onnx.verify",
+}
 
 
 def __getattr__(name):
-    if name == "export_onnx":
-        from pytensor.link.onnx.export import export_onnx
+    if name in LAZY_EXPORTS:
+        from importlib import import_module
 
-        return export_onnx
+        return getattr(import_module(LAZY_EXPORTS[name]), name)
     if name in ("onnx_funcify", "onnx_typify"):
         from pytensor.link.onnx import dispatch
 

@@ -1,41 +1,214 @@
-"""Export compiled PyTensor functions as self-contained ONNX files."""
+"""Export PyTensor graphs as ONNX model files to deploy."""
 
-import os
-import tempfile
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
-from pytensor.graph.fg import FunctionGraph
 
 import onnx
-from onnx import numpy_helper
-from pytensor.link.onnx.builder import DEFAULT_OPSET
+from onnx import TensorProto, helper, numpy_helper
+from pytensor.link.onnx.builder import DEFAULT_OPSET, UniqueNames, sanitize_name
+from pytensor.link.onnx.exportable import (
+    ExportableGraph,
+    RebuildError,
+    exportable_graph,
+)
+from pytensor.link.onnx.files import check_file, staged_files
+from pytensor.link.onnx.report import (
+    SupportProblem,
+    SupportReport,
+    UnsupportedGraphError,
+    conversion_problems,
+    kernel_problems,
+    user_traceback,
+)
+from pytensor.link.onnx.targets import MIN_OPSET, get_target
 
 
-def export_onnx(fn, path=None, *, opset: int = DEFAULT_OPSET) -> onnx.ModelProto:
-    """Convert a compiled PyTensor function into a self-contained ONNX model.
+PRODUCER = "pytensor-onnx"
+PROTOBUF_LIMIT = 2**31 - 1
 
-    The model computes the function's outputs from its explicit inputs. The
-    current values of the shared variables it reads become initializers
-    (weights baked in); updates are not part of the model. Runtime assertions
-    (``CheckAndRaise``/``Assert``) are dropped: the model computes the outputs
+
+@dataclass(frozen=True)
+class PreparedExport:
+    """A converted, named, shaped and checked model, not yet written.
+
+    Attributes
+    ----------
+    graph
+        The PyTensor graph the model computes.
+    structure
+        The model without the weights stored as initializers (small whatever
+        the size of the weights).
+    skeleton
+        ``structure`` with those weights declared as inputs, shapes inferred:
+        a valid model to check and analyse.
+    weights
+        The weights stored as initializers: ``{name: value}``.
+    input_names
+        ONNX name of each input of ``graph.fgraph`` (``None`` for weights
+        stored as initializers).
+    output_names
+        ONNX name of each output.
+    sources
+        PyTensor node each ONNX node of the main graph comes from.
+    """
+
+    graph: ExportableGraph
+    structure: onnx.ModelProto
+    skeleton: onnx.ModelProto
+    weights: Mapping[str, np.ndarray]
+    input_names: tuple[str | None, ...]
+    output_names: tuple[str, ...]
+    sources: Mapping
+
+    @property
+    def too_large_for_protobuf(self) -> bool:
+        """Whether the complete model exceeds protobuf's 2 GiB (with a 1 MiB margin)."""
+        size = self.structure.ByteSize()
+        size += sum(value.nbytes for value in self.weights.values())
+        return size >= PROTOBUF_LIMIT - 2**20
+
+    def with_weights(self) -> onnx.ModelProto:
+        """The complete model, weights stored in it."""
+        model = model_without(self.structure, ())
+        for name, value in self.weights.items():
+            add_initializer(model.graph, name, value)
+        return model
+
+    def with_external_weights(self, location: str, offsets) -> onnx.ModelProto:
+        """The model with the weights in ``offsets`` (``{name: (offset, length)}``) in ``location``."""
+        model = model_without(self.structure, ())
+        for name, value in self.weights.items():
+            if name not in offsets:
+                add_initializer(model.graph, name, value)
+                continue
+            tensor = model.graph.initializer.add()
+            tensor.name = name
+            tensor.data_type = helper.np_dtype_to_tensor_dtype(value.dtype)
+            tensor.dims.extend(value.shape)
+            tensor.data_location = TensorProto.EXTERNAL
+            offset, length = offsets[name]
+            for key, entry_value in (
+                ("location", location),
+                ("offset", str(offset)),
+                ("length", str(length)),
+            ):
+                entry = tensor.external_data.add()
+                entry.key, entry.value = key, entry_value
+        return model
+
+
+def export_onnx(
+    source,
+    path=None,
+    *,
+    opset: int = DEFAULT_OPSET,
+    target: str | None = "onnxruntime",
+    dtype: str | None = None,
+    input_names=None,
+    output_names=None,
+    dims: Mapping | None = None,
+    weights_as_inputs: Sequence = (),
+    doc_string: str = "",
+    model_version: int = 0,
+    verify=False,
+    example_inputs=None,
+    test_data: bool = False,
+    external_data: bool | None = None,
+) -> onnx.ModelProto:
+    """Export a PyTensor function or graph as a self-contained ONNX model.
+
+    The model computes the outputs from the explicit inputs. Shared variables
+    become initializers holding their current values (equal values are stored
+    once); updates are not part of the model; runtime assertions
+    (``CheckAndRaise``/``Assert``) are dropped, the model computes the outputs
     as if every assertion held.
+
+    Before anything is written, the model passes
+    ``onnx.checker.check_model(full_check=True)``, strict shape inference and,
+    if a ``target`` is given, a check that the target runtime has a kernel for
+    every operator and dtype in it. Everything that prevents the export is
+    reported at once, in an :class:`~pytensor.link.onnx.report.UnsupportedGraphError`.
 
     Parameters
     ----------
-    fn
-        A function returned by ``pytensor.function``, compiled in any mode.
+    source
+        A function compiled with ``pytensor.function`` (in any mode: its
+        rewritten graph is exported), or a pair ``(inputs, outputs)`` of
+        symbolic variables, rewritten as ``mode="ONNX"`` does.
     path
-        Where to write the ``.onnx`` file. The file is written atomically: on
-        failure no partial file is left and an existing file is untouched.
+        Where to write the ``.onnx`` file. Writing is atomic: if anything
+        fails, an existing file is untouched and no partial file is left.
     opset
-        Opset version of the default ONNX domain.
+        Opset of the default ONNX domain: 18 by default, any from 17 to the
+        newest the ``target`` loads. The IR version is the oldest that supports
+        the opset.
+    target
+        ``"onnxruntime"`` (CPU), ``"onnxruntime-web"`` (wasm) or ``None`` (no
+        kernel check). See :data:`pytensor.link.onnx.targets.TARGETS`.
+    dtype
+        ``"float32"`` builds the model from a float32 version of the graph:
+        float64 inputs, weights, constants and computations become float32, so
+        results carry float32 rounding errors (relative ~1e-7 per operation,
+        more through cancellation and long reductions). ``None`` keeps the
+        graph's dtypes.
+    input_names, output_names
+        New names for the explicit inputs and the outputs: a list (one per
+        input/output) or a dict from the default name to the new one. By
+        default, names are the variables' names made ONNX-safe and unique
+        (``x.T`` becomes ``x_T``; a second ``x`` becomes ``x_1``); unnamed
+        variables are called ``input_<i>``/``output_<i>`` and unnamed shared
+        variables ``weight_<i>``.
+    dims
+        ``{input name: dims}`` with one entry per axis: an ``int`` fixes the
+        size, a ``str`` names a symbolic dimension (inputs sharing a name
+        must agree on its size), ``None`` keeps the default: the static size of
+        the variable's type, else a symbolic dimension ``<input>_dim<axis>``.
+        Output dimensions are inferred from the inputs' where ONNX shape
+        inference can tell, else named ``<output>_dim<axis>``.
+    weights_as_inputs
+        Shared variables (or their names) to keep as model inputs instead of
+        storing their values, to feed other weights at run time.
+    doc_string, model_version
+        Stored in the model, with the producer (``pytensor-onnx`` and its
+        version) and the PyTensor version in the metadata. Nothing about the
+        machine or the user (paths, names) is stored, and the same graph
+        exported twice gives byte-identical files.
+    verify
+        ``True`` runs the model in onnxruntime on ``example_inputs`` (or
+        generated inputs) and compares it with PyTensor's Python
+        implementation of the same graph; it also runs it with every symbolic
+        dimension at 0, 1 and 7 and reports a dimension that does not follow
+        (e.g. one baked into a constant). A list of runtimes among
+        ``"onnxruntime"`` and ``"reference"`` (``onnx.reference.ReferenceEvaluator``)
+        selects them. A mismatch raises
+        :class:`~pytensor.link.onnx.verify.ONNXVerificationError` naming the
+        first PyTensor node whose ONNX value diverges; nothing is written.
+    example_inputs
+        Values of the explicit inputs, as a list or a dict by ONNX input name,
+        for ``verify`` and ``test_data``.
+    test_data
+        Also write the inputs and PyTensor's outputs next to the model in the
+        ONNX test-data layout (``test_data_set_0/input_0.pb``...,
+        ``output_0.pb``...) for any runtime to check itself. Needs ``path``.
+    external_data
+        Store initializers of 1 KiB or more in a separate file
+        ``<path>.<digest>.data`` next to the model. ``None`` (default) does so
+        exactly when the model would exceed protobuf's 2 GiB limit.
 
     Returns
     -------
     onnx.ModelProto
-        The model, checked with ``onnx.checker.check_model(full_check=True)``.
+        The model, weights included.
+
+    Raises
+    ------
+    UnsupportedGraphError
+        Listing every unsupported Op, type and missing kernel of the graph.
+    ONNXVerificationError
+        If ``verify`` finds a mismatch.
 
     Examples
     --------
@@ -43,65 +216,480 @@ def export_onnx(fn, path=None, *, opset: int = DEFAULT_OPSET) -> onnx.ModelProto
     >>> from pytensor.link.onnx import export_onnx
     >>> x = pt.vector("x")
     >>> w = pytensor.shared(np.array([1.0, 2.0]), name="w")
-    >>> f = pytensor.function([x], (x * w).sum())
-    >>> model = export_onnx(f)
-    >>> [i.name for i in model.graph.input], [t.name for t in model.graph.initializer]
-    (['x'], ['w'])
+    >>> y = (x * w).sum()
+    >>> y.name = "y"
+    >>> model = export_onnx(pytensor.function([x], y), dims={"x": (2,)})
+    >>> [i.name for i in model.graph.input], [o.name for o in model.graph.output]
+    (['x'], ['y'])
+    >>> "w" in {t.name for t in model.graph.initializer}
+    True
     """
-    from pytensor.link.onnx.dispatch import onnx_funcify
+    if test_data and path is None:
+        raise ValueError("test_data=True needs a path to write the test data next to")
+    prepared = prepare_export(
+        source,
+        opset=opset,
+        target=target,
+        dtype=dtype,
+        input_names=input_names,
+        output_names=output_names,
+        dims=dims,
+        weights_as_inputs=weights_as_inputs,
+        doc_string=doc_string,
+        model_version=model_version,
+    )
+    if external_data is None:
+        external_data = prepared.too_large_for_protobuf
+    with staged_files(path) as stage:
+        if external_data:
+            model_file, model = stage.write_external(prepared)
+            check_file(model_file)
+            runnable = str(model_file)
+            if path is None:
+                model = prepared.with_weights()
+        else:
+            model = prepared.with_weights()
+            onnx.checker.check_model(model, full_check=True)
+            runnable = model.SerializeToString()
+            if path is not None:
+                stage.write_model_bytes(runnable)
+        if verify or test_data:
+            from pytensor.link.onnx.verify import verify_export
 
-    fgraph = fn.maker.fgraph
-    n_outputs = len(fn.maker.outputs)
-    user_fgraph = FunctionGraph(
-        fgraph.inputs, fgraph.outputs[:n_outputs], clone=False, features=[]
-    )
-    output_names = [
-        out.variable.name or f"output_{i}" for i, out in enumerate(fn.maker.outputs)
-    ]
-    converted = onnx_funcify(
-        user_fgraph, opset=opset, output_names=output_names, keep_checks=False
-    )
-    model = converted.model
-    _bake_shared_variables(model, fgraph.inputs, fn)
-    onnx.checker.check_model(model, full_check=True)
-    if path is not None:
-        _write_atomically(model, Path(path))
+            feeds, expected = verify_export(
+                prepared,
+                runnable,
+                runtimes=runtimes_to_verify(verify),
+                example_inputs=example_inputs,
+            )
+            if test_data:
+                stage.write_test_data(prepared, feeds, expected)
+        if path is not None:
+            stage.commit()
     return model
 
 
-def _bake_shared_variables(model, inputs, fn):
-    """Turn shared-variable inputs into initializers holding their current value.
-
-    Shared variables that only feed updates are dropped.
-    """
-    graph = model.graph
-    used = {name for node in graph.node for name in node.input}
-    shared_values = {
-        info.name: storage.data
-        for info, var, storage in zip(
-            list(graph.input), inputs, fn.input_storage, strict=True
+def runtimes_to_verify(verify) -> tuple[str, ...]:
+    if verify is True:
+        return ("onnxruntime",)
+    if not verify:
+        return ()
+    runtimes = (verify,) if isinstance(verify, str) else tuple(verify)
+    unknown = set(runtimes) - {"onnxruntime", "reference"}
+    if unknown:
+        raise ValueError(
+            f"verify accepts 'onnxruntime' and 'reference', not {sorted(unknown)}"
         )
-        if isinstance(var, SharedVariable)
-    }
-    explicit_inputs = [info for info in graph.input if info.name not in shared_values]
-    del graph.input[:]
-    graph.input.extend(explicit_inputs)
-    graph.initializer.extend(
-        numpy_helper.from_array(np.asarray(value), name)
-        for name, value in shared_values.items()
-        if name in used
+    return runtimes
+
+
+def prepare_export(
+    source,
+    *,
+    opset: int = DEFAULT_OPSET,
+    target: str | None = "onnxruntime",
+    dtype: str | None = None,
+    input_names=None,
+    output_names=None,
+    dims=None,
+    weights_as_inputs=(),
+    doc_string: str = "",
+    model_version: int = 0,
+) -> PreparedExport:
+    """Convert, name, shape and check a model (see :func:`export_onnx`)."""
+    from pytensor.link.onnx.dispatch import onnx_funcify
+    from pytensor.link.onnx.dispatch.basic import ONNXConversionError
+
+    runtime = get_target(target) if target is not None else None
+    check_opset(opset, runtime)
+    try:
+        graph = exportable_graph(source, dtype)
+    except RebuildError as err:
+        problem = SupportProblem(
+            kind="unsupported_dtype",
+            variable=str(err.node.outputs[0]),
+            op=str(err.node.op),
+            reason=f"dtype={dtype!r}: {err.reason}",
+            traceback=user_traceback(err.node.outputs[0]),
+        )
+        raise UnsupportedGraphError(
+            SupportReport(target, opset, dtype, (problem,))
+        ) from err
+    names = InputOutputNames.of(graph, input_names, output_names)
+    kept = kept_weights(names.weights, weights_as_inputs)
+    try:
+        converted = onnx_funcify(
+            graph.fgraph,
+            opset=max(opset, DEFAULT_OPSET),
+            input_names=names.inputs + names.weights,
+            output_names=names.outputs,
+            keep_checks=False,
+        )
+    except ONNXConversionError as err:
+        problems = conversion_problems(err)
+        if runtime is not None and err.partial is not None:
+            problems += partial_kernel_problems(err.partial, runtime, opset)
+        raise UnsupportedGraphError(
+            SupportReport(target, opset, dtype, tuple(problems))
+        ) from None
+    model = converted.model
+    actual = [info.name for info in model.graph.input] + [
+        info.name for info in model.graph.output
+    ]
+    assert actual == names.inputs + names.weights + names.outputs, actual
+    if opset < DEFAULT_OPSET:
+        model = lower_opset(model, opset, target, dtype)
+    weights = bake_weights(model, names.weights, graph.weights, kept)
+    static_dims_relaxed = set_input_dims(model, dims or {})
+    set_metadata(model, doc_string, model_version)
+    skeleton = skeleton_of(model, weights)
+    name_output_dims(model, skeleton, static_dims_relaxed)
+    onnx.checker.check_model(skeleton, full_check=True)
+    skeleton = onnx.shape_inference.infer_shapes(
+        skeleton, check_type=True, strict_mode=True
+    )
+    if runtime is not None:
+        problems = kernel_problems(runtime.kernel_gaps(skeleton), converted.sources)
+        if problems:
+            raise UnsupportedGraphError(
+                SupportReport(target, opset, dtype, tuple(problems))
+            )
+    input_map = names.inputs + [n if n in kept else None for n in names.weights]
+    return PreparedExport(
+        graph=graph,
+        structure=model,
+        skeleton=skeleton,
+        weights=weights,
+        input_names=tuple(input_map),
+        output_names=tuple(names.outputs),
+        sources=converted.sources,
     )
 
 
-def _write_atomically(model, path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def check_opset(opset, runtime):
+    newest = runtime.max_opset if runtime else onnx.defs.onnx_opset_version()
+    if not MIN_OPSET <= opset <= newest:
+        loads = f"{runtime.description} loads" if runtime else "onnx knows"
+        raise ValueError(
+            f"opset must be between {MIN_OPSET} and {newest} ({loads}), not {opset}"
+        )
+
+
+def partial_kernel_problems(partial, runtime, opset):
+    model = partial.model
+    if opset < DEFAULT_OPSET:
+        return []
     try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(model.SerializeToString())
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        onnx.checker.check_model(model, full_check=True)
+        gaps = runtime.kernel_gaps(model)
+    except Exception:
+        return []
+    return kernel_problems(gaps, partial.sources)
+
+
+@dataclass(frozen=True)
+class InputOutputNames:
+    """The ONNX names of the explicit inputs, the weights and the outputs."""
+
+    inputs: list[str]
+    weights: list[str]
+    outputs: list[str]
+
+    @classmethod
+    def of(cls, graph: ExportableGraph, input_renames, output_renames):
+        unique = UniqueNames()
+
+        def defaults(names, prefix):
+            return [
+                unique.reserve(name or f"{prefix}_{i}") for i, name in enumerate(names)
+            ]
+
+        inputs = defaults(graph.input_names, "input")
+        weights = defaults([w.name for w in graph.weight_inputs], "weight")
+        outputs = defaults(graph.output_names, "output")
+        inputs = renamed(inputs, input_renames, "input")
+        outputs = renamed(outputs, output_renames, "output")
+        all_names = inputs + weights + outputs
+        duplicates = sorted({n for n in all_names if all_names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"Input and output names must be unique: {duplicates}")
+        return cls(inputs, weights, outputs)
+
+
+def renamed(names, renames, role):
+    if renames is None:
+        return names
+    if isinstance(renames, Mapping):
+        unknown = set(renames) - set(names)
+        if unknown:
+            raise ValueError(
+                f"No {role} called {sorted(unknown)}; the {role}s are {names}"
+            )
+        new = [renames.get(name, name) for name in names]
+    else:
+        new = list(renames)
+        if len(new) != len(names):
+            raise ValueError(
+                f"{role}_names has {len(new)} names for {len(names)} {role}s {names}"
+            )
+    for name in new:
+        if not isinstance(name, str) or sanitize_name(name) != name:
+            raise ValueError(
+                f"{name!r} is not a valid {role} name: use letters, digits and "
+                "underscores, not starting with a digit"
+            )
+    return new
+
+
+def kept_weights(weight_names, weights_as_inputs) -> set[str]:
+    kept = set()
+    for weight in weights_as_inputs:
+        name = weight.name if isinstance(weight, SharedVariable) else weight
+        if name not in weight_names:
+            raise ValueError(
+                f"weights_as_inputs: the graph has no weight {name!r}; its weights "
+                f"are {weight_names}"
+            )
+        kept.add(name)
+    return kept
+
+
+def bake_weights(model, weight_names, values, kept) -> dict[str, np.ndarray]:
+    """Remove the weights from the inputs and merge equal values.
+
+    Returns the distinct weights to store as initializers, by name; weights
+    and constants equal to an earlier one are replaced by it, and unused
+    constants are dropped.
+    """
+    graph = model.graph
+    stored = {
+        name: np.asarray(value)
+        for name, value in zip(weight_names, values, strict=True)
+        if name not in kept
+    }
+    inputs = [info for info in graph.input if info.name not in stored]
+    del graph.input[:]
+    graph.input.extend(inputs)
+    constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    first_use = used_names(graph)
+    same_as = duplicates({n: stored[n] for n in first_use if n in stored} | constants)
+    replace_uses(graph, same_as)
+    used = used_names(graph)
+    kept_constants = [
+        t for t in graph.initializer if t.name not in same_as and t.name in used
+    ]
+    del graph.initializer[:]
+    graph.initializer.extend(kept_constants)
+    return {n: stored[n] for n in used if n in stored and n not in same_as}
+
+
+def used_names(graph) -> dict[str, None]:
+    """Names read by the nodes of ``graph`` and its subgraphs, in order of first use."""
+    names = {}
+    for node in graph.node:
+        names.update(dict.fromkeys(node.input))
+        for attribute in node.attribute:
+            for subgraph in [attribute.g, *attribute.graphs]:
+                names.update(used_names(subgraph))
+    names.update(dict.fromkeys(info.name for info in graph.output))
+    return names
+
+
+def add_initializer(graph, name, value):
+    """Append ``value`` to the initializers, copying its data only once."""
+    tensor = graph.initializer.add()
+    tensor.name = name
+    tensor.data_type = helper.np_dtype_to_tensor_dtype(value.dtype)
+    tensor.dims.extend(value.shape)
+    tensor.raw_data = np.asarray(
+        value, dtype=value.dtype.newbyteorder("<"), order="C"
+    ).tobytes()
+
+
+def duplicates(arrays: Mapping[str, np.ndarray]) -> dict[str, str]:
+    """``{name: name of the first array with the same dtype, shape and bytes}``."""
+    same_as = {}
+    first_of_kind: dict[tuple, list[str]] = {}
+    for name, array in arrays.items():
+        candidates = first_of_kind.setdefault((array.dtype.str, array.shape), [])
+        for other in candidates:
+            if same_bytes(array, arrays[other]):
+                same_as[name] = other
+                break
+        else:
+            candidates.append(name)
+    return same_as
+
+
+def same_bytes(a, b) -> bool:
+    return np.array_equal(
+        np.ascontiguousarray(a).reshape(-1).view(np.uint8),
+        np.ascontiguousarray(b).reshape(-1).view(np.uint8),
+    )
+
+
+def replace_uses(graph, mapping):
+    """Make every node read ``mapping[name]`` instead of ``name``, subgraphs included."""
+    if not mapping:
+        return
+    for node in graph.node:
+        for position, name in enumerate(node.input):
+            if name in mapping:
+                node.input[position] = mapping[name]
+        for attribute in node.attribute:
+            for subgraph in [attribute.g, *attribute.graphs]:
+                local = defined_names(subgraph)
+                replace_uses(
+                    subgraph, {k: v for k, v in mapping.items() if k not in local}
+                )
+
+
+def defined_names(graph) -> set[str]:
+    names = {info.name for info in graph.input}
+    names |= {t.name for t in graph.initializer}
+    names |= {out for node in graph.node for out in node.output}
+    return names
+
+
+def set_input_dims(model, dims: Mapping) -> bool:
+    """Name or fix input dims as ``dims`` says; return whether a static one became symbolic."""
+    inputs = {info.name: info for info in model.graph.input}
+    relaxed = False
+    for name, sizes in dims.items():
+        if name not in inputs:
+            raise ValueError(
+                f"dims: the model has no input {name!r}; its inputs are {list(inputs)}"
+            )
+        shape = inputs[name].type.tensor_type.shape
+        sizes = list(sizes)
+        if len(sizes) != len(shape.dim):
+            raise ValueError(
+                f"dims[{name!r}] has {len(sizes)} entries for an input of rank "
+                f"{len(shape.dim)}"
+            )
+        for axis, (dim, size) in enumerate(zip(shape.dim, sizes, strict=True)):
+            if size is None:
+                continue
+            if isinstance(size, str) and size:
+                relaxed |= dim.HasField("dim_value")
+                dim.dim_param = size
+            elif isinstance(size, int | np.integer) and size >= 0:
+                if dim.HasField("dim_value") and dim.dim_value != size:
+                    raise ValueError(
+                        f"dims[{name!r}][{axis}] = {size} contradicts the static size "
+                        f"{dim.dim_value} of the variable's type"
+                    )
+                dim.dim_value = int(size)
+            else:
+                raise ValueError(
+                    f"dims[{name!r}][{axis}] must be a name, a size or None, not "
+                    f"{size!r}"
+                )
+    return relaxed
+
+
+def lower_opset(model, opset, target, dtype):
+    from onnx import version_converter
+
+    try:
+        return version_converter.convert_version(model, opset)
+    except Exception as err:
+        problem = SupportProblem(
+            kind="opset",
+            variable="",
+            op="",
+            reason=f"the model cannot be expressed at opset {opset}: {err}",
+        )
+        raise UnsupportedGraphError(
+            SupportReport(target, opset, dtype, (problem,))
+        ) from err
+
+
+def set_metadata(model, doc_string, model_version):
+    import pytensor
+
+    model.producer_name = PRODUCER
+    model.producer_version = package_version()
+    model.doc_string = doc_string
+    model.model_version = int(model_version)
+    helper.set_model_props(model, {"pytensor_version": pytensor.__version__})
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(PRODUCER)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def skeleton_of(model, weights) -> onnx.ModelProto:
+    """``model`` with each weight declared as an input of its type and shape."""
+    skeleton = model_without(model, ())
+    skeleton.graph.input.extend(
+        helper.make_tensor_value_info(
+            name, helper.np_dtype_to_tensor_dtype(value.dtype), value.shape
+        )
+        for name, value in weights.items()
+    )
+    return skeleton
+
+
+def model_without(model, initializer_names) -> onnx.ModelProto:
+    """A copy of ``model`` without the named initializers, which are never copied."""
+    copy = onnx.ModelProto()
+    copy_fields(model, copy, skip={"graph"})
+    copy_fields(model.graph, copy.graph, skip={"initializer"})
+    copy.graph.initializer.extend(
+        t for t in model.graph.initializer if t.name not in initializer_names
+    )
+    return copy
+
+
+def is_repeated(field) -> bool:
+    if hasattr(field, "is_repeated"):
+        return field.is_repeated
+    return field.label == field.LABEL_REPEATED
+
+
+def copy_fields(source, destination, skip):
+    for field, value in source.ListFields():
+        if field.name in skip:
+            continue
+        if is_repeated(field):
+            getattr(destination, field.name).extend(value)
+        elif field.type == field.TYPE_MESSAGE:
+            getattr(destination, field.name).CopyFrom(value)
+        else:
+            setattr(destination, field.name, value)
+
+
+def name_output_dims(model, skeleton, static_dims_relaxed: bool):
+    """Declare the output dims that shape inference derives from the inputs.
+
+    Replaces the default symbolic dims, and also the static ones (which come
+    from PyTensor's types) when some input dims the types fix were made
+    symbolic. The dims inference cannot derive stay or become
+    ``<output>_dim<axis>``.
+    """
+    probe = model_without(skeleton, ())
+    cleared = []
+    for index, info in enumerate(probe.graph.output):
+        for axis, dim in enumerate(info.type.tensor_type.shape.dim):
+            default = dim.dim_param == f"{info.name}_dim{axis}"
+            if default or (static_dims_relaxed and dim.HasField("dim_value")):
+                cleared.append((index, axis))
+                dim.Clear()
+    if not cleared:
+        return
+    inferred = onnx.shape_inference.infer_shapes(probe)
+    for index, axis in cleared:
+        dim = inferred.graph.output[index].type.tensor_type.shape.dim[axis]
+        for declaring in (model, skeleton):
+            info = declaring.graph.output[index]
+            declared = info.type.tensor_type.shape.dim[axis]
+            if dim.HasField("dim_value"):
+                declared.dim_value = dim.dim_value
+            else:
+                declared.dim_param = dim.dim_param or f"{info.name}_dim{axis}"

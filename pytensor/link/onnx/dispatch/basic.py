@@ -1,9 +1,10 @@
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import singledispatch
 
 import numpy as np
 from pytensor.compile.ops import DeepCopyOp, ViewOp
-from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.utils import get_variable_trace_string
 from pytensor.raise_op import CheckAndRaise
@@ -54,17 +55,76 @@ class ONNXGraph:
     checks
         ``(output_name, CheckAndRaise op)`` for every runtime assertion whose
         condition was added as an extra boolean output after the graph outputs.
+    sources
+        The PyTensor node each ONNX node of the main graph was converted from,
+        by ONNX node name.
     """
 
     model: onnx.ModelProto
     checks: tuple[tuple[str, CheckAndRaise], ...] = ()
+    sources: Mapping[str, Apply] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class ConversionFailure:
+    """One variable of a graph that the ONNX backend cannot produce.
+
+    Attributes
+    ----------
+    variable
+        The PyTensor variable (an input, constant or node output).
+    node
+        The node computing ``variable``, or ``None`` for inputs and constants.
+    reason
+        Why it cannot be converted.
+    message
+        The full explanation, with the variable's user traceback.
+    """
+
+    variable: Variable
+    node: Apply | None
+    reason: str
+    message: str
+
+
+class ONNXConversionError(NotImplementedError):
+    """Raised when parts of a graph cannot be converted; lists every one of them.
+
+    Attributes
+    ----------
+    failures
+        One :class:`ConversionFailure` per unconvertible input, constant or node.
+    partial
+        The rest of the graph converted, with each unconvertible tensor value
+        as an extra input named ``unconverted_*``, or ``None``.
+    """
+
+    def __init__(self, failures, partial: "ONNXGraph | None" = None):
+        self.failures = tuple(failures)
+        self.partial = partial
+        if len(self.failures) == 1:
+            message = self.failures[0].message
+        else:
+            message = (
+                f"The ONNX backend cannot convert {len(self.failures)} parts of this "
+                "graph:\n\n"
+                + "\n\n".join(
+                    f"{i}. {failure.message}"
+                    for i, failure in enumerate(self.failures, start=1)
+                )
+            )
+        super().__init__(message)
 
 
 def unsupported_error(node, reason: str) -> NotImplementedError:
     """Build the error raised when ``node`` cannot be converted."""
+    return NotImplementedError(unsupported_message(node, reason))
+
+
+def unsupported_message(node, reason: str) -> str:
     op = node.op
     output = node.outputs[0]
-    return NotImplementedError(
+    return (
         f"The ONNX backend cannot convert the Op {op} "
         f"(class {type(op).__module__}.{type(op).__name__}) computing the "
         f"variable {output} of type {output.type}: {reason}\n"
@@ -83,20 +143,31 @@ def variable_shape(var: Variable) -> tuple:
 
 def check_graph_variable(var: Variable, role: str):
     """Raise early for variables whose type ONNX cannot carry."""
+    if failure := type_failure(var, role):
+        raise NotImplementedError(failure.message)
+
+
+def unsupported_type_reason(var: Variable) -> str | None:
     if isinstance(var.type, (TensorType, ScalarType)):
         if np.dtype(var.type.dtype).kind == "c":
-            raise NotImplementedError(
-                f"The ONNX backend does not support complex numbers: the {role} {var} "
-                f"has type {var.type}."
-            )
-        return
-    raise NotImplementedError(
-        f"The ONNX backend cannot take the {role} {var} of type {var.type} "
-        f"({type(var.type).__name__}): only tensors and scalars have an ONNX "
-        "equivalent. Random generators, slices, typed lists and sparse "
-        "matrices are not supported."
+            return f"complex numbers are not supported (type {var.type})"
+        return None
+    return (
+        f"its type {var.type} ({type(var.type).__name__}) has no ONNX "
+        "equivalent: only tensors and scalars do. Random generators, slices, "
+        "typed lists and sparse matrices are not supported."
+    )
+
+
+def type_failure(var: Variable, role: str, node=None) -> ConversionFailure | None:
+    reason = unsupported_type_reason(var)
+    if reason is None:
+        return None
+    message = (
+        f"The ONNX backend cannot take the {role} {var}: {reason}"
         f"{get_variable_trace_string(var)}"
     )
+    return ConversionFailure(var, node, reason, message)
 
 
 @onnx_funcify.register(FunctionGraph)
@@ -124,56 +195,104 @@ def onnx_funcify_FunctionGraph(
     keep_checks
         Whether ``CheckAndRaise`` conditions become extra boolean outputs
         (``True``) or are dropped (``False``, for export).
+
+    Raises
+    ------
+    ONNXConversionError
+        Listing every input, constant and node that cannot be converted (not
+        only the first one).
     """
     builder = ONNXGraphBuilder(opset=opset, keep_checks=keep_checks)
     names: dict[Variable, str] = {}
+    failures: list[ConversionFailure] = []
+    sources: dict[str, Apply] = {}
+
+    def stand_in(var):
+        # An unconvertible value becomes an extra input, so that the rest of
+        # the graph still converts and can be checked (see `partial`).
+        if unsupported_type_reason(var) is not None:
+            return builder.fresh_name("unconverted")
+        return builder.add_input(
+            f"unconverted_{var.name or 'value'}", var.type.dtype, variable_shape(var)
+        )
+
+    def convert_constant(var):
+        if failure := type_failure(var, "constant"):
+            failures.append(failure)
+            return stand_in(var)
+        return builder.constant(
+            onnx_typify(var.data, dtype=var.type.dtype), hint="const"
+        )
 
     input_names = input_names or [
         inp.name or f"input_{i}" for i, inp in enumerate(fgraph.inputs)
     ]
     for inp, hint in zip(fgraph.inputs, input_names, strict=True):
-        check_graph_variable(inp, "input")
-        names[inp] = builder.add_input(hint, inp.type.dtype, variable_shape(inp))
+        if failure := type_failure(inp, "input"):
+            failures.append(failure)
+            names[inp] = stand_in(inp)
+        else:
+            names[inp] = builder.add_input(hint, inp.type.dtype, variable_shape(inp))
+    # Reserved before any intermediate value so that they keep the user's names
+    output_names = [
+        builder.fresh_name(hint)
+        for hint in output_names
+        or [out.name or f"output_{i}" for i, out in enumerate(fgraph.outputs)]
+    ]
 
     for node in fgraph.toposort():
-        input_values = []
         for inp in node.inputs:
             if inp not in names:
                 if not isinstance(inp, Constant):
                     raise ValueError(
                         f"{inp} is neither an input nor computed before {node}"
                     )
-                check_graph_variable(inp, "constant")
-                names[inp] = builder.constant(
-                    onnx_typify(inp.data, dtype=inp.type.dtype), hint="const"
+                names[inp] = convert_constant(inp)
+        first_new_node = len(builder.nodes)
+        node_failures = [
+            failure
+            for out in node.outputs
+            if (failure := type_failure(out, "output", node))
+        ]
+        if not node_failures:
+            try:
+                output_values = onnx_funcify(
+                    node.op,
+                    node=node,
+                    builder=builder,
+                    inputs=[names[inp] for inp in node.inputs],
                 )
-            input_values.append(names[inp])
-        for out in node.outputs:
-            check_graph_variable(out, "output")
-        try:
-            output_values = onnx_funcify(
-                node.op, node=node, builder=builder, inputs=input_values
-            )
-        except NotImplementedError as err:
-            raise unsupported_error(node, str(err)) from err
+            except NotImplementedError as err:
+                message = unsupported_message(node, str(err))
+                node_failures = [
+                    ConversionFailure(node.outputs[0], node, str(err), message)
+                ]
+        if node_failures:
+            failures.extend(node_failures)
+            output_values = [stand_in(out) for out in node.outputs]
+        sources.update(
+            (onnx_node.name, node) for onnx_node in builder.nodes[first_new_node:]
+        )
         names.update(zip(node.outputs, output_values, strict=True))
 
-    output_names = output_names or [
-        out.name or f"output_{i}" for i, out in enumerate(fgraph.outputs)
-    ]
-    for out, hint in zip(fgraph.outputs, output_names, strict=True):
+    for out, name in zip(fgraph.outputs, output_names, strict=True):
         if out not in names:
-            check_graph_variable(out, "output")
-            names[out] = builder.constant(onnx_typify(out.data, dtype=out.type.dtype))
-        names[out] = builder.add_output(
-            names[out], hint, out.type.dtype, variable_shape(out)
-        )
+            names[out] = convert_constant(out)
+        if unsupported_type_reason(out) is None:
+            names[out] = builder.add_output(
+                names[out], name, out.type.dtype, variable_shape(out), name=name
+            )
 
     checks = tuple(
         (builder.add_output(condition, "check", "bool", ()), op)
         for condition, op in builder.checks
     )
-    return ONNXGraph(model=builder.make_model(graph_name), checks=checks)
+    converted = ONNXGraph(
+        model=builder.make_model(graph_name), checks=checks, sources=sources
+    )
+    if failures:
+        raise ONNXConversionError(failures, partial=converted)
+    return converted
 
 
 @onnx_funcify.register(DeepCopyOp)
