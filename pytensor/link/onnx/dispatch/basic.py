@@ -10,9 +10,15 @@ from pytensor.graph.utils import get_variable_trace_string
 from pytensor.raise_op import CheckAndRaise
 from pytensor.scalar.basic import ScalarType
 from pytensor.tensor.type import TensorType
+from pytensor.tensor.type_other import NoneTypeT, SliceType
 
 import onnx
 from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder
+
+
+# PyTensor < 3 passes slices and new axes to advanced indexing as graph values;
+# their converters receive them as Python objects rather than ONNX names.
+INDEX_VALUE_TYPES = (NoneTypeT, SliceType)
 
 
 @singledispatch
@@ -217,6 +223,8 @@ def onnx_funcify_FunctionGraph(
         )
 
     def convert_constant(var):
+        if isinstance(var.type, INDEX_VALUE_TYPES):
+            return var.data
         if failure := type_failure(var, "constant"):
             failures.append(failure)
             return stand_in(var)
@@ -252,7 +260,8 @@ def onnx_funcify_FunctionGraph(
         node_failures = [
             failure
             for out in node.outputs
-            if (failure := type_failure(out, "output", node))
+            if not isinstance(out.type, INDEX_VALUE_TYPES)
+            and (failure := type_failure(out, "output", node))
         ]
         if not node_failures:
             try:
