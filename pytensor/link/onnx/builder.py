@@ -90,6 +90,9 @@ class ONNXGraphBuilder:
         self._constants: dict[tuple, str] = {}
         self._producer: dict[str, onnx.NodeProto] = {}
         self._renamed: dict[str, str] = {}
+        self.graph_name = "pytensor_graph"
+        # Functions that `make_graph` applies to the assembled GraphProto, in place
+        self.graph_passes: list = []
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""
@@ -207,15 +210,46 @@ class ONNXGraphBuilder:
         ]
         return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
 
-    def make_model(self, graph_name: str = "pytensor_graph", **model_kwargs):
-        """Assemble the accumulated graph into a ``ModelProto``."""
+    def subgraph(self, hint: str) -> "ONNXGraphBuilder":
+        """A builder for a graph nested in this one (an ``If`` branch, a ``Loop`` body).
+
+        A subgraph reads the values of its enclosing graphs by name and must not
+        reuse their names, so it shares this builder's name generator. Its
+        constants are its own initializers; it keeps runtime checks if this
+        builder does, in its own ``checks``, for the caller to pass on.
+        """
+        sub = ONNXGraphBuilder(opset=self.opset, keep_checks=self.keep_checks)
+        sub.names = self.names
+        sub.graph_name = sanitize_name(hint)
+        return sub
+
+    def loop_body(self, hint: str = "loop_body") -> "ONNXGraphBuilder":
+        """A :meth:`subgraph` for the body of a ``Loop``.
+
+        Its first two inputs, the int64 iteration number and the incoming
+        bool condition, are already declared.
+        """
+        body = self.subgraph(hint)
+        body.add_input("iteration", "int64", ())
+        body.add_input("condition", "bool", ())
+        return body
+
+    def make_graph(self, graph_name: str | None = None) -> onnx.GraphProto:
+        """Assemble the accumulated graph into a ``GraphProto``."""
         graph = helper.make_graph(
             self.nodes,
-            graph_name,
+            graph_name or self.graph_name,
             self.inputs,
             self.outputs,
             initializer=self.initializers,
         )
+        for graph_pass in self.graph_passes:
+            graph_pass(graph)
+        return graph
+
+    def make_model(self, graph_name: str = "pytensor_graph", **model_kwargs):
+        """Assemble the accumulated graph into a ``ModelProto``."""
+        graph = self.make_graph(graph_name)
         opset_imports = [helper.make_opsetid("", self.opset)]
         # onnx stamps its newest IR version by default, which onnxruntime may not
         # load yet: pin the oldest IR version that supports the opset instead.

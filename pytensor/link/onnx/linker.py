@@ -65,7 +65,9 @@ class ONNXLinker(JITLinker):
         from pytensor.link.onnx.builder import DEFAULT_OPSET
         from pytensor.link.onnx.dispatch import onnx_funcify
 
-        converted = onnx_funcify(fgraph, opset=self.opset or DEFAULT_OPSET)
+        converted = onnx_funcify(
+            fgraph, opset=self.opset or DEFAULT_OPSET, random_generators=True
+        )
         self.onnx_model = converted.model
         return converted
 

@@ -1,6 +1,8 @@
 import numpy as np
 from pytensor.scalar.basic import ScalarType
 
+from pytensor.link.onnx.dispatch.random import GeneratorKeys
+
 
 def default_session_options():
     """Session options used when the linker is given none."""
@@ -19,7 +21,8 @@ class ONNXFunction:
     """Call an ``InferenceSession`` with positional values, PyTensor-style.
 
     Returns the graph outputs in order, after raising the exception of the
-    first failed runtime assertion (``CheckAndRaise``) if any.
+    first failed runtime assertion (``CheckAndRaise``) if any. Random
+    generators are fed and returned as `GeneratorKeys` describes.
     """
 
     def __init__(self, converted, fgraph, session_options=None, providers=None):
@@ -46,8 +49,11 @@ class ONNXFunction:
             for i, out in enumerate(fgraph.outputs)
             if isinstance(out.type, ScalarType)
         ]
+        self.generator_keys = GeneratorKeys.of(fgraph)
 
     def __call__(self, *values):
+        if self.generator_keys is not None:
+            values, drawn = self.generator_keys.keys(values)
         feed = {
             name: np.asarray(value)
             for name, value in zip(self.input_names, values, strict=True)
@@ -59,4 +65,6 @@ class ONNXFunction:
         outputs = results[: self.n_outputs]
         for i in self.scalar_outputs:
             outputs[i] = outputs[i][()]
+        if self.generator_keys is not None:
+            self.generator_keys.replace_keys(outputs, drawn)
         return outputs

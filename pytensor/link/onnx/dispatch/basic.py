@@ -9,7 +9,9 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.utils import get_variable_trace_string
 from pytensor.raise_op import CheckAndRaise
 from pytensor.scalar.basic import ScalarType
-from pytensor.tensor.type import TensorType
+from pytensor.tensor.random.op import RandomVariable
+from pytensor.tensor.random.type import RandomType
+from pytensor.tensor.type import DenseTensorType
 from pytensor.tensor.type_other import NoneTypeT, SliceType
 
 import onnx
@@ -19,6 +21,14 @@ from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder
 # PyTensor < 3 passes slices and new axes to advanced indexing as graph values;
 # their converters receive them as Python objects rather than ONNX names.
 INDEX_VALUE_TYPES = (NoneTypeT, SliceType)
+# mode="ONNX" feeds random generators to the model as keys (see dispatch/random.py)
+RANDOM_KEY_DTYPE = "uint64"
+RANDOM_GENERATOR_OPS = (RandomVariable, DeepCopyOp, ViewOp)
+RANDOM_GENERATOR_REASON = (
+    "it is a random generator. Only the functions compiled with mode='ONNX' take "
+    "and return random generators, and only RandomVariable Ops use them; exported "
+    "models and inner graphs (Scan, OpFromGraph) cannot."
+)
 
 
 @singledispatch
@@ -142,9 +152,16 @@ def unsupported_message(node, reason: str) -> str:
 
 
 def variable_shape(var: Variable) -> tuple:
-    if isinstance(var.type, TensorType):
+    if isinstance(var.type, DenseTensorType):
         return var.type.shape
     return ()
+
+
+def value_type(var: Variable) -> tuple[str, tuple]:
+    """The dtype and shape of the ONNX value standing for ``var``."""
+    if isinstance(var.type, RandomType):
+        return RANDOM_KEY_DTYPE, ()
+    return var.type.dtype, variable_shape(var)
 
 
 def check_graph_variable(var: Variable, role: str):
@@ -153,20 +170,30 @@ def check_graph_variable(var: Variable, role: str):
         raise NotImplementedError(failure.message)
 
 
-def unsupported_type_reason(var: Variable) -> str | None:
-    if isinstance(var.type, (TensorType, ScalarType)):
+def unsupported_type_reason(
+    var: Variable, random_generators: bool = False
+) -> str | None:
+    """Why ``var`` cannot be an ONNX value, or ``None`` if it can.
+
+    Random generators can when ``random_generators`` is true.
+    """
+    if isinstance(var.type, RandomType):
+        return None if random_generators else RANDOM_GENERATOR_REASON
+    if isinstance(var.type, (DenseTensorType, ScalarType)):
         if np.dtype(var.type.dtype).kind == "c":
             return f"complex numbers are not supported (type {var.type})"
         return None
     return (
         f"its type {var.type} ({type(var.type).__name__}) has no ONNX "
-        "equivalent: only tensors and scalars do. Random generators, slices, "
+        "equivalent: only tensors, scalars and random generators do. Slices, "
         "typed lists and sparse matrices are not supported."
     )
 
 
-def type_failure(var: Variable, role: str, node=None) -> ConversionFailure | None:
-    reason = unsupported_type_reason(var)
+def type_failure(
+    var: Variable, role: str, node=None, random_generators: bool = False
+) -> ConversionFailure | None:
+    reason = unsupported_type_reason(var, random_generators)
     if reason is None:
         return None
     message = (
@@ -174,6 +201,16 @@ def type_failure(var: Variable, role: str, node=None) -> ConversionFailure | Non
         f"{get_variable_trace_string(var)}"
     )
     return ConversionFailure(var, node, reason, message)
+
+
+def random_generator_failure(node) -> ConversionFailure | None:
+    """A failure if ``node`` takes a random generator but cannot use one."""
+    if isinstance(node.op, RANDOM_GENERATOR_OPS) or not any(
+        isinstance(var.type, RandomType) for var in node.inputs
+    ):
+        return None
+    message = unsupported_message(node, RANDOM_GENERATOR_REASON)
+    return ConversionFailure(node.outputs[0], node, RANDOM_GENERATOR_REASON, message)
 
 
 @onnx_funcify.register(FunctionGraph)
@@ -184,6 +221,7 @@ def onnx_funcify_FunctionGraph(
     input_names=None,
     output_names=None,
     keep_checks: bool = True,
+    random_generators: bool = False,
     graph_name: str = "pytensor_graph",
     **kwargs,
 ) -> ONNXGraph:
@@ -201,6 +239,9 @@ def onnx_funcify_FunctionGraph(
     keep_checks
         Whether ``CheckAndRaise`` conditions become extra boolean outputs
         (``True``) or are dropped (``False``, for export).
+    random_generators
+        Whether random generator inputs and outputs become uint64 keys (see
+        `pytensor.link.onnx.dispatch.random`), as mode="ONNX" feeds them.
 
     Raises
     ------
@@ -216,31 +257,30 @@ def onnx_funcify_FunctionGraph(
     def stand_in(var):
         # An unconvertible value becomes an extra input, so that the rest of
         # the graph still converts and can be checked (see `partial`).
-        if unsupported_type_reason(var) is not None:
+        if unsupported_type_reason(var, random_generators) is not None:
             return builder.fresh_name("unconverted")
-        return builder.add_input(
-            f"unconverted_{var.name or 'value'}", var.type.dtype, variable_shape(var)
-        )
+        return builder.add_input(f"unconverted_{var.name or 'value'}", *value_type(var))
 
     def convert_constant(var):
         if isinstance(var.type, INDEX_VALUE_TYPES):
             return var.data
-        if failure := type_failure(var, "constant"):
+        if failure := type_failure(
+            var, "constant", random_generators=random_generators
+        ):
             failures.append(failure)
             return stand_in(var)
-        return builder.constant(
-            onnx_typify(var.data, dtype=var.type.dtype), hint="const"
-        )
+        dtype, _ = value_type(var)
+        return builder.constant(onnx_typify(var.data, dtype=dtype), hint="const")
 
     input_names = input_names or [
         inp.name or f"input_{i}" for i, inp in enumerate(fgraph.inputs)
     ]
     for inp, hint in zip(fgraph.inputs, input_names, strict=True):
-        if failure := type_failure(inp, "input"):
+        if failure := type_failure(inp, "input", random_generators=random_generators):
             failures.append(failure)
             names[inp] = stand_in(inp)
         else:
-            names[inp] = builder.add_input(hint, inp.type.dtype, variable_shape(inp))
+            names[inp] = builder.add_input(hint, *value_type(inp))
     # Reserved before any intermediate value so that they keep the user's names
     output_names = [
         builder.fresh_name(hint)
@@ -257,12 +297,17 @@ def onnx_funcify_FunctionGraph(
                     )
                 names[inp] = convert_constant(inp)
         first_new_node = len(builder.nodes)
+        uses_generators = random_generators and isinstance(
+            node.op, RANDOM_GENERATOR_OPS
+        )
         node_failures = [
             failure
             for out in node.outputs
             if not isinstance(out.type, INDEX_VALUE_TYPES)
-            and (failure := type_failure(out, "output", node))
+            and (failure := type_failure(out, "output", node, uses_generators))
         ]
+        if not node_failures and (failure := random_generator_failure(node)):
+            node_failures = [failure]
         if not node_failures:
             try:
                 output_values = onnx_funcify(
@@ -287,9 +332,9 @@ def onnx_funcify_FunctionGraph(
     for out, name in zip(fgraph.outputs, output_names, strict=True):
         if out not in names:
             names[out] = convert_constant(out)
-        if unsupported_type_reason(out) is None:
+        if unsupported_type_reason(out, random_generators) is None:
             names[out] = builder.add_output(
-                names[out], name, out.type.dtype, variable_shape(out), name=name
+                names[out], name, *value_type(out), name=name
             )
 
     checks = tuple(

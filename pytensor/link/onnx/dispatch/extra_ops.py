@@ -20,7 +20,6 @@ from pytensor.tensor.extra_ops import (
     UnravelIndex,
 )
 
-from pytensor.link.onnx.builder import ONNXGraphBuilder
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import compare, is_float, where
 from pytensor.link.onnx.dispatch.shape import (
@@ -72,15 +71,6 @@ def stack(builder, scalars):
     return builder.add("Concat", elements, axis=0)
 
 
-def loop_body_builder(builder):
-    """A builder for the body of a ``Loop``, whose value names stay unique in the model."""
-    body = ONNXGraphBuilder(opset=builder.opset, keep_checks=False)
-    body.names = builder.names
-    body.add_input("iteration", "int64", ())
-    body.add_input("condition", "bool", ())
-    return body
-
-
 # CumOp
 
 
@@ -109,7 +99,7 @@ def multiply_shifted(builder, y, shift, axis, dtype):
 
 def doubling_loop_body(builder, axis, ndim, dtype):
     """The body of a ``Loop`` doing one step of `prefix_product`."""
-    body = loop_body_builder(builder)
+    body = builder.loop_body()
     y = body.add_input("partial_products", dtype, (None,) * ndim)
     shift = body.add_input("shift", "int64", (1,))
     product = multiply_shifted(body, y, shift, axis, dtype)
@@ -235,7 +225,7 @@ def onnx_funcify_Repeat(op, node, builder, inputs, **kwargs):
 def rows_order_loop_body(builder, rows, n_columns, dtype):
     """The body of a ``Loop`` stably sorting row indices by one more column,
     from the last column to the first."""
-    body = loop_body_builder(builder)
+    body = builder.loop_body()
     [iteration, condition] = [info.name for info in body.inputs]
     order = body.add_input("rows_order", "int64", (None,))
     from_the_end = body.add("Sub", [n_columns, iteration])
@@ -371,7 +361,7 @@ def sorts_before(builder, a, b, dtype):
 
 def bisection_loop_body(builder, x, v, last, dtype, side, shape):
     """The body of a ``Loop`` halving the ``[low, high)`` ranges of ``searchsorted``."""
-    body = loop_body_builder(builder)
+    body = builder.loop_body()
     low = body.add_input("low", "int64", shape)
     high = body.add_input("high", "int64", shape)
     middle = body.add("Div", [body.add("Add", [low, high]), body.constant(2, "int64")])

@@ -1,0 +1,182 @@
+"""Converters for ``Blockwise``: a core Op applied over broadcast batch dimensions.
+
+Core Ops with a natively batched ONNX form register it with
+`onnx_funcify_batched`; any other core Op that has a converter runs once per
+batch element in an ONNX ``Loop``.
+"""
+
+from functools import singledispatch
+
+import numpy as np
+from pytensor.graph.basic import Constant
+from pytensor.tensor.basic import constant, get_underlying_scalar_constant_value
+from pytensor.tensor.blockwise import Blockwise
+from pytensor.tensor.exceptions import NotScalarConstantError
+from pytensor.tensor.math import Dot
+
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.math import matmul
+from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
+from pytensor.link.onnx.dispatch.shape import all_true, int64_constant
+
+
+def batch_ndim(node) -> int:
+    """The number of batch dimensions of the ``Blockwise`` ``node``."""
+    return node.op.batch_ndim(node)
+
+
+def is_unbatched(var, n_batch_dims) -> bool:
+    """Whether all batch dimensions of ``var`` are broadcastable (of length 1)."""
+    return all(var.type.broadcastable[:n_batch_dims])
+
+
+@singledispatch
+def onnx_funcify_batched(core_op, node, builder, inputs, **kwargs):
+    """Add the ONNX nodes computing the ``Blockwise`` ``node`` whose core Op is ``core_op``.
+
+    Register a converter for a core Op class whose batched form ONNX can
+    compute directly. The default runs the core Op's own converter once per
+    batch element in a ``Loop``.
+    """
+    return loop_over_batch(core_op, node, builder, inputs)
+
+
+@onnx_funcify.register(Blockwise)
+def onnx_funcify_Blockwise(op, node, builder, inputs, **kwargs):
+    return onnx_funcify_batched(op.core_op, node=node, builder=builder, inputs=inputs)
+
+
+@onnx_funcify_batched.register(Dot)
+def onnx_funcify_batched_Dot(core_op, node, builder, inputs, **kwargs):
+    # ONNX MatMul broadcasts the batch dimensions of stacks of matrices
+    dtype = output_dtype(node)
+    x, y = cast_all(builder, node, inputs, dtype)
+    ndim = node.outputs[0].type.ndim
+    return [matmul(builder, x, y, dtype, ndim, ndim)]
+
+
+def unbatched_constant(var, n_batch_dims):
+    """The value of ``var`` without its batch dimensions if it is constant, else None."""
+    if not is_unbatched(var, n_batch_dims):
+        return None
+    if isinstance(var, Constant):
+        return np.asarray(var.data).reshape(var.type.shape[n_batch_dims:])
+    if var.type.ndim == n_batch_dims:
+        try:
+            return get_underlying_scalar_constant_value(var)
+        except NotScalarConstantError:
+            return None
+    return None
+
+
+def core_node_of(node):
+    """The core Op applied to one batch element of the inputs of ``node``.
+
+    Constant inputs without batch dimensions stay constant, so that the core
+    Op's converter can read them (a sort axis, a convolution mode).
+    """
+    n_batch_dims = batch_ndim(node)
+    core_inputs = []
+    for var in node.inputs:
+        data = unbatched_constant(var, n_batch_dims)
+        if data is not None:
+            core_inputs.append(constant(data, dtype=var.type.dtype))
+        else:
+            core_inputs.append(var.type.clone(shape=var.type.shape[n_batch_dims:])())
+    return node.op.core_op.make_node(*core_inputs)
+
+
+def broadcast_batch_shape(builder, node, inputs):
+    """The batch shape of the outputs of ``node``, an int64 vector."""
+    n_batch_dims = batch_ndim(node)
+    static_shape = node.outputs[0].type.shape[:n_batch_dims]
+    if None not in static_shape:
+        return int64_constant(builder, static_shape, "batch_shape")
+    one = int64_constant(builder, 1, "one")
+    shape = None
+    for name, var in zip(inputs, node.inputs, strict=True):
+        if is_unbatched(var, n_batch_dims):
+            continue
+        own = builder.add("Shape", [name], end=n_batch_dims, hint="batch_shape")
+        if shape is None:
+            shape = own
+        else:
+            is_one = builder.add("Equal", [shape, one])
+            shape = builder.add("Where", [is_one, own, shape], hint="batch_shape")
+    return shape
+
+
+def flatten_batch(builder, x, var, n_batch_dims, batch_shape, batch_size):
+    """``x`` broadcast to ``batch_shape`` and with its batch dimensions merged into one."""
+    core_shape = builder.add("Shape", [x], start=n_batch_dims, hint="core_shape")
+    if any(var.type.broadcastable[:n_batch_dims]):
+        full_shape = builder.add("Concat", [batch_shape, core_shape], axis=0)
+        x = builder.add("Expand", [x, full_shape], hint="broadcast")
+    flat_shape = builder.add("Concat", [batch_size, core_shape], axis=0)
+    return builder.add("Reshape", [x, flat_shape], allowzero=1, hint="flat_batch")
+
+
+def drop_batch_dims(builder, x, n_batch_dims):
+    if n_batch_dims == 0:
+        return x
+    axes = int64_constant(builder, list(range(n_batch_dims)))
+    return builder.add("Squeeze", [x, axes], hint="core")
+
+
+def loop_over_batch(core_op, node, builder, inputs):
+    """Compute the ``Blockwise`` ``node`` with one run of the core converter per batch element.
+
+    Batched inputs are broadcast and flattened to ``(batch_size, *core_shape)``;
+    a ``Loop`` body takes element ``i`` of each, applies the core converter
+    and stacks its results, which are then reshaped to the batch shape.
+    """
+    n_batch_dims = batch_ndim(node)
+    core_node = core_node_of(node)
+    batch_shape = broadcast_batch_shape(builder, node, inputs)
+    batch_size = builder.add("ReduceProd", [batch_shape], keepdims=1, hint="batch_size")
+
+    body = builder.loop_body("blockwise_body")
+    iteration, condition = (info.name for info in body.inputs)
+    core_values = []
+    for name, var, core_var in zip(inputs, node.inputs, core_node.inputs, strict=True):
+        if isinstance(core_var, Constant):
+            core_values.append(builder.constant(core_var.data, core_var.type.dtype))
+        elif is_unbatched(var, n_batch_dims):
+            core_values.append(drop_batch_dims(builder, name, n_batch_dims))
+        else:
+            flat = flatten_batch(
+                builder, name, var, n_batch_dims, batch_shape, batch_size
+            )
+            core_values.append(body.add("Gather", [flat, iteration], axis=0))
+    try:
+        core_outputs = onnx_funcify(
+            core_op, node=core_node, builder=body, inputs=core_values
+        )
+    except NotImplementedError as err:
+        raise NotImplementedError(
+            f"the core Op {core_op} of this Blockwise cannot be converted: {err}"
+        ) from err
+    body.add_output(condition, "condition", "bool", ())
+    for value, var in zip(core_outputs, core_node.outputs, strict=True):
+        body.add_output(value, "core_output", var.type.dtype, var.type.shape)
+    for check, _ in body.checks:
+        body.add_output(check, "check", "bool", ())
+
+    loop_outputs = builder.add_multi(
+        "Loop",
+        [builder.add("Squeeze", [batch_size]), ""],
+        n_outputs=len(core_outputs) + len(body.checks),
+        body=body.make_graph(),
+        hint="stacked",
+    )
+    stacked = loop_outputs[: len(core_outputs)]
+    for passed, (_, op) in zip(
+        loop_outputs[len(core_outputs) :], body.checks, strict=True
+    ):
+        builder.checks.append((all_true(builder, passed), op))
+    outputs = []
+    for value in stacked:
+        core_shape = builder.add("Shape", [value], start=1, hint="core_shape")
+        shape = builder.add("Concat", [batch_shape, core_shape], axis=0)
+        outputs.append(builder.add("Reshape", [value, shape], allowzero=1))
+    return outputs

@@ -1,0 +1,77 @@
+"""Converters for ``OpFromGraph`` and for the inner graphs of other Ops.
+
+An ``OpFromGraph`` is inlined: the nodes of its inner graph are converted
+into the graph being built. `convert_inner_graph` does the same for the
+bodies of ``Scan`` loops and the branches of ``If``.
+"""
+
+from pytensor.compile.builders import OpFromGraph
+from pytensor.graph.basic import Constant
+from pytensor.graph.traversal import io_toposort
+
+from pytensor.link.onnx.dispatch.basic import (
+    onnx_funcify,
+    onnx_typify,
+    unsupported_type_reason,
+)
+
+
+def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
+    """Add the nodes computing ``inner_outputs`` from ``inner_inputs`` to ``builder``.
+
+    Parameters
+    ----------
+    builder
+        The ``ONNXGraphBuilder`` of the graph or subgraph to add the nodes to.
+    inner_inputs, inner_outputs
+        The inputs and outputs of an inner graph (of an ``OpFromGraph``, a
+        ``Scan``...).
+    input_names
+        The ONNX values bound to ``inner_inputs``, in order.
+
+    Returns
+    -------
+    list of str
+        The ONNX values of ``inner_outputs``, in order.
+
+    Raises
+    ------
+    NotImplementedError
+        Naming the inner Op and variable that cannot be converted.
+    """
+    names = dict(zip(inner_inputs, input_names, strict=True))
+
+    def name_of(var):
+        if var not in names:
+            if not isinstance(var, Constant):
+                raise ValueError(f"{var} is neither an input nor computed in the graph")
+            if reason := unsupported_type_reason(var):
+                raise NotImplementedError(
+                    f"its inner graph has the constant {var}, but {reason}"
+                )
+            names[var] = builder.constant(
+                onnx_typify(var.data, dtype=var.type.dtype), hint="const"
+            )
+        return names[var]
+
+    for node in io_toposort(inner_inputs, inner_outputs):
+        node_inputs = [name_of(var) for var in node.inputs]
+        try:
+            for out in node.outputs:
+                if reason := unsupported_type_reason(out):
+                    raise NotImplementedError(reason)
+            outputs = onnx_funcify(
+                node.op, node=node, builder=builder, inputs=node_inputs
+            )
+        except NotImplementedError as err:
+            raise NotImplementedError(
+                f"its inner graph computes {node.outputs[0]} with the Op {node.op} "
+                f"(class {type(node.op).__name__}), which cannot be converted: {err}"
+            ) from err
+        names.update(zip(node.outputs, outputs, strict=True))
+    return [name_of(out) for out in inner_outputs]
+
+
+@onnx_funcify.register(OpFromGraph)
+def onnx_funcify_OpFromGraph(op, node, builder, inputs, **kwargs):
+    return convert_inner_graph(builder, op.inner_inputs, op.inner_outputs, inputs)

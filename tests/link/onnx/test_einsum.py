@@ -1,0 +1,143 @@
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from pytensor.compile.mode import Mode
+from pytensor.tensor.einsum import Einsum
+
+import pytensor
+from pytensor.link.onnx import ONNXLinker
+from tests.link.onnx.test_basic import assert_same_values, compare_onnx_and_py
+
+
+no_rewrites = Mode(ONNXLinker(), None)
+rng = np.random.default_rng(3)
+
+
+@pytest.fixture(autouse=True)
+def python_inner_graphs():
+    """Run the inner graphs of the reference ``OpFromGraph``s with the Python VM.
+
+    Their default mode compiles them with Numba, for seconds per graph.
+    """
+    with pytensor.config.change_flags(mode="FAST_COMPILE"):
+        yield
+
+
+def random(shape, dtype):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 50, shape).astype(dtype)
+    return rng.normal(size=shape).astype(dtype)
+
+
+def assert_sums_close(onnx_value, py_value):
+    # ONNX Einsum and PyTensor's dots sum in different orders
+    atol = {"float32": 1e-5, "float64": 1e-14}.get(np.asarray(py_value).dtype.name, 0)
+    assert_same_values(onnx_value, py_value, atol=atol)
+
+
+SUBSCRIPTS = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("ij->ji", [(2, 3)]),
+    ("ij->", [(2, 3)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("i,i->", [(4,), (4,)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 2)]),
+    ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]),
+    ("i...j,j...->i...", [(2, 4, 5, 3), (3, 5)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("Ab,bC->CA", [(2, 3), (3, 4)]),
+    ("ij, jk -> ik", [(2, 3), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "bool"])
+@pytest.mark.parametrize(
+    "subscripts, shapes", SUBSCRIPTS, ids=[s for s, _ in SUBSCRIPTS]
+)
+def test_einsum(subscripts, shapes, dtype):
+    operands = [
+        pt.tensor(f"x{i}", shape=(None,) * len(shape), dtype=dtype)
+        for i, shape in enumerate(shapes)
+    ]
+    out = pt.einsum(subscripts, *operands)
+    assert isinstance(out.owner.op, Einsum)
+    compare_onnx_and_py(
+        operands,
+        out,
+        [random(shape, dtype) for shape in shapes],
+        assert_fn=assert_sums_close,
+        onnx_mode=no_rewrites,
+    )
+
+
+def test_einsum_int8_wraps_like_pytensor():
+    # the dot wraps in int8, the sum that follows does not
+    x = pt.matrix("x", dtype="int8")
+    y = pt.matrix("y", dtype="int8")
+    values = np.full((2, 2), 100, dtype="int8")
+    compare_onnx_and_py(
+        [x, y],
+        [pt.einsum("ij,jk->ik", x, y), pt.einsum("ij,jk->", x, y)],
+        [values, values],
+        onnx_mode=no_rewrites,
+    )
+
+
+def test_einsum_mixed_dtypes():
+    x = pt.matrix("x", dtype="float32")
+    y = pt.matrix("y", dtype="int64")
+    compare_onnx_and_py(
+        [x, y],
+        pt.einsum("ij,jk->ik", x, y),
+        [random((2, 3), "float32"), random((3, 4), "int64")],
+        assert_fn=assert_sums_close,
+        onnx_mode=no_rewrites,
+    )
+
+
+def test_einsum_broadcastable_dims():
+    x = pt.tensor("x", shape=(None, 1))
+    y = pt.matrix("y")
+    compare_onnx_and_py(
+        [x, y],
+        [pt.einsum("ij,jk->ik", x, y), pt.einsum("ij,ij->ij", x, y.T)],
+        [random((4, 1), "float64"), random((3, 4), "float64")],
+        onnx_mode=no_rewrites,
+    )
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+def test_einsum_with_default_rewrites(static):
+    # Rewrites inline an Einsum whose contraction path is known; with three
+    # operands of unknown shapes the Einsum stays in the graph.
+    shapes = [(2, 3), (3, 4), (4, 5)]
+    operands = [
+        pt.tensor(f"x{i}", shape=shape if static else (None, None))
+        for i, shape in enumerate(shapes)
+    ]
+    out = pt.einsum("ij,jk,kl->il", *operands)
+    fn, _ = compare_onnx_and_py(
+        operands,
+        out,
+        [random(shape, "float64") for shape in shapes],
+        assert_fn=assert_sums_close,
+    )
+    has_einsum = any(
+        isinstance(node.op, Einsum) for node in fn.maker.fgraph.apply_nodes
+    )
+    assert has_einsum != static
+
+
+def test_einsum_in_a_larger_graph():
+    x = pt.tensor3("x")
+    w = pt.matrix("w")
+    out = pt.exp(pt.einsum("bij,jk->bik", x, w)).sum(axis=-1)
+    fn = pytensor.function([x, w], out, mode="ONNX")
+    x_value, w_value = random((2, 3, 4), "float64"), random((4, 2), "float64")
+    expected = np.exp(np.einsum("bij,jk->bik", x_value, w_value)).sum(axis=-1)
+    assert_same_values(fn(x_value, w_value), expected)
