@@ -1,6 +1,9 @@
-from pytensor.tensor.elemwise import Elemwise
+import numpy as np
+import pytensor.tensor.special as special
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.shape import int64_constant
 
 
 @onnx_funcify.register(Elemwise)
@@ -8,3 +11,93 @@ def onnx_funcify_Elemwise(op, node, builder, inputs, **kwargs):
     # ONNX elementwise operators broadcast like NumPy, so the scalar Op's
     # converter applies to whole tensors unchanged.
     return onnx_funcify(op.scalar_op, node=node, builder=builder, inputs=inputs)
+
+
+@onnx_funcify.register(DimShuffle)
+def onnx_funcify_DimShuffle(op, node, builder, inputs, **kwargs):
+    [x] = inputs
+    if op.drop:
+        x = builder.add(
+            "Squeeze", [x, int64_constant(builder, op.drop)], hint="squeezed"
+        )
+    kept = sorted(op.shuffle)
+    permutation = [kept.index(axis) for axis in op.shuffle]
+    if permutation != sorted(permutation):
+        x = builder.add("Transpose", [x], perm=permutation, hint="transposed")
+    if op.augment:
+        x = builder.add(
+            "Unsqueeze", [x, int64_constant(builder, op.augment)], hint="expanded"
+        )
+    return [x]
+
+
+def softmax_axes(axis, ndim) -> tuple[int, ...]:
+    """Normalize a softmax ``axis`` (``None``, an int or a tuple) to a tuple."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(a % ndim for a in axis))
+
+
+def softmax_of(op_type, axis, node, builder, inputs):
+    """``Softmax`` or ``LogSoftmax`` of the single input over ``axis``."""
+    [x] = inputs
+    dtype = node.outputs[0].type.dtype
+    if np.dtype(dtype).kind != "f":
+        raise NotImplementedError(
+            f"the {op_type} of integers typed {dtype} is not supported (PyTensor < 3 "
+            "computes floats for it): cast the input to a float type first"
+        )
+    x = builder.cast(x, node.inputs[0].type.dtype, dtype)
+    ndim = node.inputs[0].type.ndim
+    axes = softmax_axes(axis, ndim)
+    if not axes:
+        # PyTensor simplifies x - max(x) = x - x to 0: constant 1 (log: 0)
+        value = builder.constant(1 if op_type == "Softmax" else 0, dtype)
+        shape = builder.add("Shape", [x], hint="shape")
+        return builder.add("Expand", [value, shape], hint=op_type.lower())
+    if axes == (ndim - 1,):
+        # onnxruntime's LogSoftmax mishandles NaN along other axes
+        return builder.add(op_type, [x], axis=ndim - 1, hint=op_type.lower())
+    axes = int64_constant(builder, axes)
+    maximum = builder.add("ReduceMax", [x, axes], keepdims=1, hint="max")
+    shifted = builder.add("Sub", [x, maximum], hint="shifted")
+    exp = builder.add("Exp", [shifted], hint="exp")
+    total = builder.add("ReduceSum", [exp, axes], keepdims=1, hint="total")
+    if op_type == "Softmax":
+        return builder.add("Div", [exp, total], hint="softmax")
+    log_total = builder.add("Log", [total], hint="log_total")
+    return builder.add("Sub", [shifted, log_total], hint="log_softmax")
+
+
+@onnx_funcify.register(special.Softmax)
+def onnx_funcify_Softmax(op, node, builder, inputs, **kwargs):
+    return [softmax_of("Softmax", op.axis, node, builder, inputs)]
+
+
+@onnx_funcify.register(special.LogSoftmax)
+def onnx_funcify_LogSoftmax(op, node, builder, inputs, **kwargs):
+    return [softmax_of("LogSoftmax", op.axis, node, builder, inputs)]
+
+
+if hasattr(special, "SoftmaxGrad"):
+
+    @onnx_funcify.register(special.SoftmaxGrad)
+    def onnx_funcify_SoftmaxGrad(op, node, builder, inputs, **kwargs):
+        dtype = node.outputs[0].type.dtype
+        dy, sm = (
+            builder.cast(name, var.type.dtype, dtype)
+            for name, var in zip(inputs, node.inputs, strict=True)
+        )
+        axes = softmax_axes(op.axis, node.inputs[1].type.ndim)
+        dy_sm = builder.add("Mul", [dy, sm], hint="dy_sm")
+        total = builder.add(
+            "ReduceSum",
+            [dy_sm, int64_constant(builder, axes)],
+            keepdims=1,
+            noop_with_empty_axes=1,
+            hint="total",
+        )
+        weighted = builder.add("Mul", [total, sm], hint="weighted")
+        return [builder.add("Sub", [dy_sm, weighted], hint="softmax_grad")]

@@ -1,1 +1,109 @@
-from pytensor.link.onnx.dispatch.basic import onnx_funcify  # noqa: F401
+import numpy as np
+from pytensor.graph.basic import Constant
+from pytensor.tensor.basic import (
+    Alloc,
+    AllocEmpty,
+    ARange,
+    Join,
+    MakeVector,
+    ScalarFromTensor,
+    Split,
+    TensorFromScalar,
+)
+
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.shape import int64_constant
+
+
+def stack_scalars(builder, names, variables, dtype, hint):
+    """Return a vector of ``dtype`` holding the 0-d values ``names``, in order."""
+    if all(isinstance(var, Constant) for var in variables):
+        values = [var.data for var in variables]
+        return builder.constant(np.array(values, dtype=dtype), dtype, hint=hint)
+    axis = int64_constant(builder, [0])
+    elements = [
+        builder.add(
+            "Unsqueeze", [builder.cast(name, var.type.dtype, dtype), axis], hint=hint
+        )
+        for name, var in zip(names, variables, strict=True)
+    ]
+    if len(elements) == 1:
+        return elements[0]
+    return builder.add("Concat", elements, axis=0, hint=hint)
+
+
+@onnx_funcify.register(Alloc)
+def onnx_funcify_Alloc(op, node, builder, inputs, **kwargs):
+    value, *dims = inputs
+    shape = stack_scalars(builder, dims, node.inputs[1:], "int64", "shape")
+    return [builder.add("Expand", [value, shape], hint="alloc")]
+
+
+@onnx_funcify.register(AllocEmpty)
+def onnx_funcify_AllocEmpty(op, node, builder, inputs, **kwargs):
+    shape = stack_scalars(builder, inputs, node.inputs, "int64", "shape")
+    zero = builder.constant(0, op.dtype, hint="zero")
+    return [builder.add("Expand", [zero, shape], hint="empty")]
+
+
+@onnx_funcify.register(MakeVector)
+def onnx_funcify_MakeVector(op, node, builder, inputs, **kwargs):
+    dtype = node.outputs[0].type.dtype
+    return [stack_scalars(builder, inputs, node.inputs, dtype, "vector")]
+
+
+@onnx_funcify.register(ScalarFromTensor)
+@onnx_funcify.register(TensorFromScalar)
+def onnx_funcify_scalar_tensor_conversion(op, node, builder, inputs, **kwargs):
+    # Scalars are 0-d ONNX tensors, like 0-d PyTensor tensors
+    return list(inputs)
+
+
+def constant_axis(var, ndim, op_name) -> int:
+    """The value of the constant ``axis`` input ``var``, made non-negative."""
+    if not isinstance(var, Constant):
+        raise NotImplementedError(
+            f"{op_name} along an axis computed at runtime is not supported: "
+            "ONNX needs the axis when the model is built"
+        )
+    return int(var.data) % ndim
+
+
+@onnx_funcify.register(Join)
+def onnx_funcify_Join(op, node, builder, inputs, **kwargs):
+    axis_var, *tensor_vars = node.inputs
+    dtype = node.outputs[0].type.dtype
+    axis = constant_axis(axis_var, node.outputs[0].type.ndim, "Join")
+    parts = [
+        builder.cast(name, var.type.dtype, dtype)
+        for name, var in zip(inputs[1:], tensor_vars, strict=True)
+    ]
+    return [builder.add("Concat", parts, axis=axis, hint="joined")]
+
+
+@onnx_funcify.register(Split)
+def onnx_funcify_Split(op, node, builder, inputs, **kwargs):
+    x, _, sizes = inputs
+    x_var, axis_var, sizes_var = node.inputs
+    axis = constant_axis(axis_var, x_var.type.ndim, "Split")
+    sizes = builder.cast(sizes, sizes_var.type.dtype, "int64")
+    return builder.add_multi(
+        "Split", [x, sizes], n_outputs=op.len_splits, axis=axis, hint="split"
+    )
+
+
+@onnx_funcify.register(ARange)
+def onnx_funcify_ARange(op, node, builder, inputs, **kwargs):
+    is_float = np.dtype(op.dtype).kind == "f"
+    if not is_float and any(var.type.dtype.startswith("float") for var in node.inputs):
+        raise NotImplementedError(
+            f"an arange of {op.dtype} values with float bounds or step is not "
+            "supported: cast the bounds and step to integers"
+        )
+    compute = "float64" if is_float else "int64"
+    bounds = [
+        builder.cast(name, var.type.dtype, compute)
+        for name, var in zip(inputs, node.inputs, strict=True)
+    ]
+    values = builder.add("Range", bounds, hint="arange")
+    return [builder.cast(values, compute, op.dtype)]

@@ -1,0 +1,324 @@
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from pytensor.tensor.elemwise import CAReduce
+from pytensor.tensor.math import ProdWithoutZeros
+
+import pytensor
+from tests.link.onnx.test_basic import compare_onnx_and_py
+from tests.link.onnx.test_blas import compare_converted_graph
+
+
+FLOAT_DTYPES = ["float64", "float32"]
+INT_DTYPES = [
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+]
+ALL_DTYPES = [*FLOAT_DTYPES, *INT_DTYPES, "bool"]
+AXES = [None, 0, 1, -1, (0, 2), (2, 1), ()]
+SHAPE = (2, 3, 4)
+
+rng = np.random.default_rng(1234)
+
+
+def random_values(shape, dtype, low=-3, high=4):
+    """Values of ``dtype``, small enough that products of 24 of them fit in int64."""
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if np.dtype(dtype).kind == "f":
+        return rng.uniform(-2, 2, size=shape).astype(dtype)
+    if np.dtype(dtype).kind == "u":
+        low = 0
+    return rng.integers(low, high, size=shape).astype(dtype)
+
+
+REDUCTIONS = {
+    "sum": pt.sum,
+    "prod": pt.prod,
+    "max": pt.max,
+    "min": pt.min,
+    "all": pt.all,
+    "any": pt.any,
+    "prod_without_zeros": lambda x, axis: ProdWithoutZeros(axis=axis)(x),
+    "careduce_add": lambda x, axis: CAReduce(ps.add, axis=axis)(x),
+    "careduce_maximum": lambda x, axis: CAReduce(ps.maximum, axis=axis)(x),
+}
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_reductions_over_every_axis_combination(reduction, dtype, static):
+    x = pt.tensor("x", dtype=dtype, shape=SHAPE if static else (None,) * 3)
+    outputs = [REDUCTIONS[reduction](x, axis=axis) for axis in AXES]
+    compare_onnx_and_py([x], outputs, [random_values(SHAPE, dtype)])
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+@pytest.mark.parametrize("length", [0, 1, 2, 3, 5, 8, 33, 1000])
+def test_integer_products_of_any_length(length, static):
+    # The exact pairwise product is unrolled for static lengths, a Loop otherwise
+    x = pt.tensor("x", dtype="int64", shape=(2, length) if static else (None, None))
+    values = rng.integers(-(2**40), 2**40, size=(2, length))
+    values[1, ::3] = 1
+    compare_onnx_and_py(
+        [x], [pt.prod(x, axis=1), pt.prod(x), pt.prod(x, axis=0)], [values]
+    )
+
+
+@pytest.mark.parametrize(
+    "dtype, values",
+    [
+        # onnxruntime's own integer ReduceSum/ReduceProd round through float64
+        ("int64", [2**62, 2**62, 2**62, 5]),
+        ("int64", [2**53 + 1, 2, -(2**60) + 3, 1]),
+        ("int64", [3**20, 3**20, 5, -7]),
+        ("uint64", [2**64 - 1, 2**63 + 11, 3, 2]),
+        ("int32", [2**31 - 1, 2**31 - 1, 5, -3]),
+    ],
+)
+def test_integer_sums_and_products_wrap_exactly(dtype, values):
+    x = pt.tensor("x", dtype=dtype, shape=(4,))
+    outputs = [pt.sum(x), pt.prod(x)]
+    if dtype not in ("int64", "uint64"):
+        outputs += [pt.sum(x, dtype=dtype), pt.prod(x, dtype=dtype)]
+    compare_onnx_and_py([x], outputs, [np.array(values, dtype=dtype)])
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(dtype="int8"),
+        dict(dtype="float32"),
+        dict(acc_dtype="float64"),
+        dict(dtype="float64", acc_dtype="float64"),
+        dict(dtype="uint8", acc_dtype="int64"),
+    ],
+)
+@pytest.mark.parametrize("reduction", [pt.sum, pt.prod])
+def test_sum_and_prod_dtype_and_acc_dtype(reduction, kwargs):
+    x = pt.tensor("x", dtype="int16", shape=(3, 5))
+    # products of 15 of these values fit in int64
+    values = rng.integers(-12, 12, size=(3, 5)).astype("int16")
+    outputs = [reduction(x, axis=axis, **kwargs) for axis in (None, 0, 1)]
+    compare_onnx_and_py([x], outputs, [values])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_max_min_argmax_with_nan_like_numpy(dtype):
+    x = pt.tensor("x", dtype=dtype, shape=(None, None))
+    values = np.array(
+        [
+            [1.0, np.nan, 3.0, np.nan],
+            [np.inf, 2.0, 5.0, 5.0],
+            [-np.inf, -np.inf, -np.inf, -np.inf],
+            [np.nan, np.nan, np.nan, np.nan],
+        ],
+        dtype=dtype,
+    )
+    outputs = [
+        pt.max(x, axis=1),
+        pt.min(x, axis=1),
+        pt.max(x, axis=0),
+        pt.max(x),
+        pt.argmax(x, axis=1),
+        pt.argmax(x, axis=0),
+        pt.argmax(x),
+        pt.argmin(x, axis=1),
+    ]
+    compare_onnx_and_py([x], outputs, [values])
+
+
+@pytest.mark.parametrize("type_shape", [(None, None), (0, None), (0, 3)], ids=str)
+@pytest.mark.parametrize("dtype", ["float64", "int64", "uint8", "bool"])
+def test_reductions_over_empty_axes(dtype, type_shape):
+    x = pt.tensor("x", dtype=dtype, shape=type_shape)
+    outputs = [
+        pt.sum(x, axis=0),
+        pt.sum(x),
+        pt.prod(x, axis=0),
+        pt.prod(x),
+        ProdWithoutZeros(axis=(0,))(x),
+        pt.all(x, axis=0),
+        pt.any(x, axis=0),
+        pt.max(x, axis=1),
+        pt.argmax(x, axis=1),
+    ]
+    compare_onnx_and_py([x], outputs, [np.zeros((0, 3), dtype=dtype)])
+
+
+@pytest.mark.parametrize(
+    "reduction", [pt.max, pt.min, lambda x, axis: CAReduce(ps.maximum, axis)(x)]
+)
+def test_max_of_empty_raises_like_numpy(reduction):
+    x = pt.matrix("x")
+    fn = pytensor.function([x], reduction(x, axis=0), mode="ONNX")
+    np.testing.assert_array_equal(fn(np.ones((2, 3))), np.ones(3))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+        fn(np.zeros((0, 3)))
+
+
+def test_argmax_of_empty_raises():
+    x = pt.matrix("x")
+    fn = pytensor.function([x], pt.argmax(x, axis=0), mode="ONNX")
+    with pytest.raises(Exception, match="ArgMax"):
+        fn(np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "uint32", "int16", "uint16"])
+def test_max_min_argmax_of_wide_and_unsupported_integers(dtype):
+    info = np.iinfo(dtype)
+    # PyTensor rewrites -max(-x) into min(x), which differs at the most negative int
+    lowest = info.min + 1 if info.min else 0
+    x = pt.tensor("x", dtype=dtype, shape=(2, 3))
+    values = np.array(
+        [[info.max, lowest, info.max - 1], [info.max // 2 + 1, info.max // 2, 1]],
+        dtype=dtype,
+    )
+    outputs = [
+        pt.max(x, axis=1),
+        pt.min(x, axis=1),
+        pt.max(x, axis=0),
+        pt.min(x),
+        pt.argmax(x, axis=1),
+        pt.argmax(x),
+    ]
+    compare_onnx_and_py([x], outputs, [values])
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+def test_int64_extrema_differing_only_in_low_bits(static):
+    # onnxruntime's int64 ReduceMax/ReduceMin compare the low 32 bits as signed
+    x = pt.tensor("x", dtype="int64", shape=(3, 5) if static else (None, None))
+    row = [0, 2**32 - 1, 1, 2**31 - 1, 2**31]
+    values = np.array([row, row[::-1], [-v for v in row]], dtype="int64")
+    outputs = [
+        pt.max(x, axis=1),
+        pt.min(x, axis=1),
+        pt.max(x, axis=0),
+        pt.max(x),
+        pt.min(x),
+        pt.argmax(x, axis=1),
+        pt.argmin(x, axis=1),
+    ]
+    compare_onnx_and_py([x], outputs, [values])
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_argmax_over_any_axes(dtype, static):
+    x = pt.tensor("x", dtype=dtype, shape=SHAPE if static else (None,) * 3)
+    outputs = [pt.argmax(x, axis=axis) for axis in AXES]
+    # values with many ties: the first occurrence wins
+    compare_onnx_and_py([x], outputs, [random_values(SHAPE, dtype, -1, 2)])
+
+
+def test_argmax_of_scalar_and_empty_kept_axes():
+    s = pt.scalar("s")
+    m = pt.matrix("m")
+    compare_onnx_and_py(
+        [s, m],
+        [pt.argmax(s), pt.argmax(m, axis=1), pt.max(m, axis=1)],
+        [np.array(2.0), np.zeros((0, 3))],
+    )
+
+
+DOT_DTYPES = [
+    ("float64", "float64"),
+    ("float32", "float32"),
+    ("float32", "int64"),
+    ("int8", "int8"),
+    ("int16", "uint8"),
+    ("uint64", "uint64"),
+    ("int32", "int32"),
+    ("bool", "bool"),
+]
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+@pytest.mark.parametrize("x_dtype, y_dtype", DOT_DTYPES)
+def test_dot(x_dtype, y_dtype, static):
+    def operand(name, dtype, shape):
+        return pt.tensor(
+            name, dtype=dtype, shape=shape if static else (None,) * len(shape)
+        )
+
+    a = operand("a", x_dtype, (3, 4))
+    b = operand("b", y_dtype, (4, 2))
+    u = operand("u", x_dtype, (4,))
+    v = operand("v", y_dtype, (4,))
+    outputs = [pt.dot(a, b), pt.dot(u, b), pt.dot(a, v), pt.dot(u, v)]
+    values = [
+        random_values((3, 4), x_dtype, -100, 100),
+        random_values((4, 2), y_dtype, -100, 100),
+        random_values((4,), x_dtype, -100, 100),
+        random_values((4,), y_dtype, -100, 100),
+    ]
+    compare_onnx_and_py([a, b, u, v], outputs, values)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [((2, 0), (0, 3)), ((0, 3), (3, 2)), ((0, 3), (3,)), ((3,), (3, 0)), ((0,), (0,))],
+)
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_dot_of_empty_operands(a_shape, b_shape, dtype):
+    a = pt.tensor("a", dtype=dtype, shape=(None,) * len(a_shape))
+    b = pt.tensor("b", dtype=dtype, shape=(None,) * len(b_shape))
+    compare_onnx_and_py(
+        [a, b], pt.dot(a, b), [np.ones(a_shape, dtype), np.ones(b_shape, dtype)]
+    )
+
+
+@given(
+    data=st.data(),
+    shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=3),
+    dtype=st.sampled_from(["float64", "float32", "int64", "uint8", "bool"]),
+    reduction=st.sampled_from(["sum", "prod", "max", "min", "all", "any", "argmax"]),
+)
+def test_reductions_match_numpy_for_any_shape_and_axes(data, shape, dtype, reduction):
+    ndim = len(shape)
+    axis = data.draw(
+        st.none()
+        | st.lists(st.integers(0, max(ndim - 1, 0)), unique=True, max_size=ndim).map(
+            tuple
+        ),
+        label="axis",
+    )
+    reduced_length = np.prod([shape[a] for a in axis] if axis is not None else shape)
+    # NumPy raises for extrema of nothing: tested above
+    assume(reduction not in ("max", "min", "argmax") or reduced_length > 0)
+    static = data.draw(st.booleans(), label="static")
+    fn = pt.argmax if reduction == "argmax" else REDUCTIONS[reduction]
+    x = pt.tensor("x", dtype=dtype, shape=shape if static else (None,) * ndim)
+    compare_onnx_and_py([x], fn(x, axis=axis), [random_values(shape, dtype)])
+
+
+def test_graph_as_default_c_mode_leaves_it():
+    x = pt.matrix("x")
+    y = pt.matrix("y", dtype="int8")
+    fn = pytensor.function(
+        [x, y],
+        [
+            x.sum(axis=0),
+            pt.max(x, axis=1),
+            pt.argmax(x, axis=1),
+            pt.prod(y, axis=None, no_zeros_in_input=False),
+            pt.dot(x, x.T),
+            y.sum(axis=1),
+        ],
+        mode="FAST_RUN",
+    )
+    compare_converted_graph(
+        fn, [rng.normal(size=(3, 3)), random_values((3, 3), "int8", -100, 100)]
+    )

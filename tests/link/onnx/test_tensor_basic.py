@@ -1,0 +1,177 @@
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+import pytest
+from pytensor.tensor.basic import (
+    Alloc,
+    AllocEmpty,
+    MakeVector,
+    scalar_from_tensor,
+    tensor_from_scalar,
+)
+
+import pytensor
+from tests.link.onnx.test_basic import compare_onnx_and_py
+from tests.link.onnx.test_blas import compare_converted_graph
+
+
+DTYPES = ["float64", "float32", "int8", "uint16", "int64", "uint64", "bool"]
+rng = np.random.default_rng(5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_alloc_to_symbolic_shapes(dtype):
+    value = pt.tensor("value", dtype=dtype, shape=(1, None))
+    rows = pt.scalar("rows", dtype="int64")
+    cols = pt.scalar("cols", dtype="int32")
+    alloc = Alloc()
+    outputs = [
+        alloc(value, rows, cols),
+        alloc(value, 2, rows, cols),
+        alloc(value[0, 0], rows, 2),
+        alloc(value[0, 0]),
+        alloc(value, 0, cols),
+    ]
+    compare_onnx_and_py(
+        [value, rows, cols],
+        outputs,
+        [np.array([[1, 0, 1]], dtype=dtype), np.array(4), np.array(3, dtype="int32")],
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_alloc_empty_has_the_right_dtype_and_shape(dtype):
+    # Any content is valid: the ONNX backend fills zeros
+    rows = pt.scalar("rows", dtype="int64")
+    outputs = [
+        AllocEmpty(dtype)(rows, 3),
+        AllocEmpty(dtype)(),
+        AllocEmpty(dtype)(0, rows),
+    ]
+    fn = pytensor.function([rows], outputs, mode="ONNX")
+    for result, shape in zip(fn(np.array(2)), [(2, 3), (), (0, 2)], strict=True):
+        assert result.dtype == dtype
+        assert result.shape == shape
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_make_vector(dtype):
+    a = pt.scalar("a", dtype=dtype)
+    b = pt.scalar("b", dtype="int8")
+    outputs = [
+        MakeVector(dtype)(a, a),
+        MakeVector(dtype)(a),
+        MakeVector(dtype)(),
+        pt.stack([a, pt.cast(b, dtype), a]),
+    ]
+    compare_onnx_and_py(
+        [a, b], outputs, [np.array(1, dtype=dtype), np.array(3, dtype="int8")]
+    )
+
+
+def test_make_vector_upcasts_mixed_dtypes():
+    a = pt.scalar("a", dtype="int8")
+    b = pt.scalar("b", dtype="float32")
+    c = pt.scalar("c", dtype="uint16")
+    vector = MakeVector("float64")(a, b, c)
+    assert vector.dtype == "float64"
+    compare_onnx_and_py(
+        [a, b, c],
+        [vector, MakeVector("int64")(a, c)],
+        [np.array(-3, "int8"), np.array(0.5, "float32"), np.array(60000, "uint16")],
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "bool"])
+def test_scalar_tensor_conversions(dtype):
+    x = pt.scalar("x", dtype=dtype)
+    s = ps.get_scalar_type(dtype)("s")
+    as_scalar = scalar_from_tensor(x)
+    as_tensor = tensor_from_scalar(s)
+    compare_onnx_and_py(
+        [x, s],
+        [as_scalar, as_tensor, tensor_from_scalar(as_scalar)],
+        [np.array(1, dtype=dtype), np.array(0, dtype=dtype)],
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_join_and_split(dtype):
+    x = pt.tensor("x", dtype=dtype, shape=(None, 3))
+    y = pt.tensor("y", dtype=dtype, shape=(2, 3))
+    sizes = pt.vector("sizes", dtype="int32")
+    outputs = [
+        pt.concatenate([x, y, x], axis=0),
+        pt.concatenate([y, x[:2]], axis=-1),
+        pt.stack([y, y], axis=1),
+        pt.concatenate([x]),
+        *pt.split(x, sizes, n_splits=3, axis=0),
+        *pt.split(y, [1, 0, 2], n_splits=3, axis=-1),
+    ]
+    values = np.arange(12).reshape(4, 3).astype(dtype)
+    compare_onnx_and_py(
+        [x, y, sizes],
+        outputs,
+        [values, values[:2], np.array([1, 0, 3], dtype="int32")],
+    )
+
+
+def test_join_upcasts_mixed_dtypes():
+    a = pt.vector("a", dtype="int8")
+    b = pt.vector("b", dtype="float32")
+    c = pt.vector("c", dtype="uint16")
+    compare_onnx_and_py(
+        [a, b, c],
+        [pt.concatenate([a, b, c]), pt.concatenate([a, c])],
+        [
+            np.array([-3], "int8"),
+            np.array([0.5], "float32"),
+            np.array([60000], "uint16"),
+        ],
+    )
+
+
+def test_join_along_a_symbolic_axis_is_refused():
+    x = pt.matrix("x")
+    axis = pt.scalar("axis", dtype="int64")
+    with pytest.raises(NotImplementedError, match="axis computed at runtime"):
+        pytensor.function([x, axis], pt.join(axis, x, x), mode="ONNX")
+
+
+@pytest.mark.parametrize(
+    "dtype, start, stop, step",
+    [
+        ("int64", 0, 5, 1),
+        ("int64", 7, -3, -2),
+        ("int32", 3, 3, 1),
+        ("uint8", 2, 250, 3),
+        ("int8", 5, 0, 1),
+        ("float64", 0.1, 1.0, 0.2),
+        ("float64", 1.0, -1.0, -0.3),
+        ("float32", 0.0, 1.0, 0.1),
+    ],
+)
+def test_arange_with_symbolic_bounds(dtype, start, stop, step):
+    kind = "float64" if dtype.startswith("float") else "int64"
+    bounds = [pt.scalar(name, dtype=kind) for name in ("start", "stop", "step")]
+    compare_onnx_and_py(
+        bounds,
+        pt.arange(*bounds, dtype=dtype),
+        [np.array(value, dtype=kind) for value in (start, stop, step)],
+    )
+
+
+def test_graph_as_default_c_mode_leaves_it():
+    x = pt.matrix("x")
+    n = pt.scalar("n", dtype="int64")
+    outputs = [
+        pt.zeros((n, x.shape[1])),
+        pt.ones_like(x) * 2,
+        pt.stack([x.shape[0], n]),
+        pt.full((2, n), x[0, 0]),
+        pt.arange(n) * 2,
+        pt.concatenate([x, x * 2], axis=1),
+        pytensor.grad(pt.concatenate([x, x[:1]]).sum(), x),
+    ]
+    fn = pytensor.function([x, n], outputs, mode="FAST_RUN")
+    compare_converted_graph(fn, [rng.normal(size=(3, 2)), np.array(4)])
