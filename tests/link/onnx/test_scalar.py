@@ -683,3 +683,15 @@ def test_round_half_away_from_zero_property(values):
         "round_half_away_from_zero", (str(x.dtype),), (static_shape(x.shape),)
     )
     assert_identical(onnx_fn(x), exactly_rounded_half_away(x.ravel()).reshape(x.shape))
+
+
+@pytest.mark.parametrize("fn", [pt.maximum, pt.minimum])
+def test_int64_extrema_with_equal_high_halves(fn):
+    # onnxruntime's own int64 Max/Min get these wrong
+    a = pt.vector("a", dtype="int64")
+    b = pt.vector("b", dtype="int64")
+    values = [
+        np.array([0, 2**32 - 1, 1, 2**31, -(2**33)], dtype="int64"),
+        np.array([2**31 - 1, 5, 2**32 - 1, 7, -(2**33) + 2**31], dtype="int64"),
+    ]
+    compare_onnx_and_py([a, b], [fn(a, b)], values)

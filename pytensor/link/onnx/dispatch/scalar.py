@@ -159,6 +159,15 @@ def onnx_funcify_extremum(op, node, builder, inputs, **kwargs):
     args = cast_all(builder, node, inputs, dtype)
     if dtype == "bool":
         return [variadic(builder, BOOL_ARITHMETIC[type(op)], args)]
+    if dtype == "int64":
+        # onnxruntime 1.31's int64 Max/Min compare the low 32 bits as signed
+        # when the high halves are equal; its comparisons are right.
+        comparison = "Greater" if isinstance(op, ps.Maximum) else "Less"
+        result, *rest = args
+        for other in rest:
+            keep = builder.add(comparison, [result, other])
+            result = where(builder, keep, result, other, dtype)
+        return [result]
     op_type = "Max" if isinstance(op, ps.Maximum) else "Min"
     return [apply_in(builder, op_type, args, dtype, dtype)]
 
