@@ -1,7 +1,8 @@
 """Converters for elementary and special functions, accurate in float64.
 
 onnxruntime's CPU provider has no float64 kernel for Erf, Tan and the inverse
-and hyperbolic trigonometric functions, its float64 Sigmoid and Softplus
+and hyperbolic trigonometric functions, its float64 Sin and Cos lose all
+relative accuracy next to their zeros, its float64 Sigmoid and Softplus
 underflow or overflow early, and ONNX has no log1p, expm1, erfc or atan2. These
 functions are built here from operators that do have float64 kernels, with the
 algorithms of Cephes, so that they agree with NumPy and SciPy (the Python
@@ -16,7 +17,10 @@ function   float64  notes
 =========  =======  ======================================================
 log1p      4.0e-16
 expm1      5.6e-16
-tan        5.8e-16  for ``|x| >= 2**27`` onnxruntime's Sin / Cos (6.7e-16)
+sin, cos   3.1e-16  near the zeros too, where onnxruntime's float64 kernels
+                    have a relative error of 1; for ``|x| >= 2**27`` those
+                    kernels (4.4e-16)
+tan        5.7e-16  for ``|x| >= 2**27`` onnxruntime's Sin / Cos
 arcsin     2.7e-16
 arccos     2.4e-16
 arctan     2.2e-16
@@ -34,10 +38,10 @@ sigmoid    5.0e-16  SciPy's ``1 / (1 + exp(-x))``, 0 below -709.78
 softplus   4.4e-16  PyTensor's piecewise formula
 =========  =======  ======================================================
 
-In float32 the onnxruntime kernels of Tan, Asin, Acos, Atan, Sinh, Cosh,
-Asinh, Acosh, Atanh, Erf and Softplus are accurate (relative error below
-5e-7) and used; log1p, expm1, erfc and arctan2 are computed in float64 and
-rounded once, sigmoid in float32 like SciPy's float32 loop.
+In float32 the onnxruntime kernels of Sin, Cos, Tan, Asin, Acos, Atan, Sinh,
+Cosh, Asinh, Acosh, Atanh, Erf and Softplus are accurate (relative error
+below 5e-7) and used; log1p, expm1, erfc and arctan2 are computed in float64
+and rounded once, sigmoid in float32 like SciPy's float32 loop.
 """
 
 import numpy as np
@@ -111,8 +115,17 @@ class Value:
     def __gt__(self, other):
         return self.apply("Greater", self, other)
 
+    def __ge__(self, other):
+        return self.apply("GreaterOrEqual", self, other)
+
     def __or__(self, other):
         return self.apply("Or", self, other)
+
+    def __and__(self, other):
+        return self.apply("And", self, other)
+
+    def __pow__(self, other):
+        return self.apply("Pow", self, other)
 
     def eq(self, other):
         return self.apply("Equal", self, other)
@@ -128,6 +141,18 @@ class Value:
 
     def floor(self):
         return self.apply("Floor", self)
+
+    def ceil(self):
+        return self.apply("Ceil", self)
+
+    def round(self):
+        return self.apply("Round", self)
+
+    def isinf(self):
+        return self.apply("IsInf", self)
+
+    def isnan(self):
+        return self.apply("IsNaN", self)
 
     def sin(self):
         return self.apply("Sin", self)
@@ -294,31 +319,92 @@ TAN_Q = [
     2.50083801823357915839e7,
     -5.38695755929454629881e7,
 ]
-# pi/4 in four parts; the first three have at most 25 significant bits, so
+# pi/4 in five parts; the first four have at most 25 significant bits, so
 # their products with octant counts below 2**28 are exact.
 PI_4_PARTS = [
     7.853981554508209228515625e-1,
-    7.94662735614792836714e-9,
-    3.0616171314629196e-17,
-    -1.3359453669305078e-24,
+    7.946627356147928e-09,
+    3.061616966026797e-17,
+    3.1841585276126414e-25,
+    5.41428336960957e-33,
 ]
-TAN_REDUCTION_LIMIT = 2.0**27
+REDUCTION_LIMIT = 2.0**27
 
 
-def tan(x: Value) -> Value:
-    a = abs(x)
-    reducible = a < TAN_REDUCTION_LIMIT
-    s = where(reducible, a, 0.0)
+def reduce_by_quarter_pi(s: Value):
+    """``s - k * pi/4`` for the even ``k`` nearest ``s / (pi/4)``, and ``k mod 8``.
+
+    Exact enough for ``0 <= s < REDUCTION_LIMIT`` to keep the relative error of
+    the reduced argument at the level of its rounding, also next to the
+    multiples of ``pi/2`` closest to a float64.
+    """
     octant = (s / PI_4).floor()
     octant = octant + (octant - 2.0 * (0.5 * octant).floor())
     z = s
     for part in PI_4_PARTS:
         z = z - octant * part
+    return z, octant - 8.0 * (0.125 * octant).floor()
+
+
+def tan(x: Value) -> Value:
+    a = abs(x)
+    reducible = a < REDUCTION_LIMIT
+    z, octant = reduce_by_quarter_pi(where(reducible, a, 0.0))
     zz = z * z
     t = z + z * (zz * polevl(zz, TAN_P) / polevl(zz, TAN_Q))
-    cotangent = (octant - 4.0 * (0.25 * octant).floor()).eq(2.0)
+    cotangent = octant.eq(2.0) | octant.eq(6.0)
     reduced = where(cotangent, -1.0 / t, t)
     return odd(x, where(reducible, reduced, a.sin() / a.cos()))
+
+
+SIN_P = [
+    1.58962301576546568060e-10,
+    -2.50507477628578072866e-8,
+    2.75573136213857245213e-6,
+    -1.98412698295895385996e-4,
+    8.33333333332211858878e-3,
+    -1.66666666666666307295e-1,
+]
+COS_P = [
+    -1.13585365213876817300e-11,
+    2.08757008419747316778e-9,
+    -2.75573141792967388112e-7,
+    2.48015872888517045348e-5,
+    -1.38888888888730564116e-3,
+    4.16666666666665929218e-2,
+]
+
+
+def sin_and_cos_of_reduced(z: Value):
+    """Cephes' polynomials for ``sin(z)`` and ``cos(z)``, ``|z| <= pi/4``."""
+    zz = z * z
+    sin_z = z + z * (zz * polevl(zz, SIN_P))
+    cos_z = (1.0 - 0.5 * zz) + zz * (zz * polevl(zz, COS_P))
+    return sin_z, cos_z
+
+
+def sin_or_cos(a: Value, kernel: str, cos_octants, negated_octants) -> Value:
+    """``sin(a)`` or ``cos(a)`` of ``a >= 0`` (or NaN) from the octant of ``a``.
+
+    onnxruntime's float64 Sin and Cos lose the relative accuracy next to their
+    zeros; its ``kernel`` is only used from ``REDUCTION_LIMIT`` on, where it is
+    accurate.
+    """
+    reducible = a < REDUCTION_LIMIT
+    z, octant = reduce_by_quarter_pi(where(reducible, a, 0.0))
+    sin_z, cos_z = sin_and_cos_of_reduced(z)
+    use_cos = octant.eq(cos_octants[0]) | octant.eq(cos_octants[1])
+    negate = octant.eq(negated_octants[0]) | octant.eq(negated_octants[1])
+    reduced = where(use_cos, cos_z, sin_z) * where(negate, -1.0, 1.0)
+    return where(reducible, reduced, a.apply(kernel, a))
+
+
+def sin(x: Value) -> Value:
+    return odd(x, sin_or_cos(abs(x), "Sin", (2.0, 6.0), (4.0, 6.0)))
+
+
+def cos(x: Value) -> Value:
+    return sin_or_cos(abs(x), "Cos", (0.0, 4.0), (2.0, 4.0))
 
 
 ERF_T = [
@@ -431,6 +517,8 @@ CONSTRUCTIONS = {
     ps.Log1p: log1p,
     ps.Expm1: expm1,
     ps.Tan: tan,
+    ps.Sin: sin,
+    ps.Cos: cos,
     ps.ArcSin: arcsin,
     ps.ArcCos: arccos,
     ps.ArcTan: arctan,
@@ -447,6 +535,8 @@ CONSTRUCTIONS = {
 # onnxruntime operators whose float32 kernels are accurate to float32 precision.
 FLOAT32_KERNELS = {
     ps.Tan: "Tan",
+    ps.Sin: "Sin",
+    ps.Cos: "Cos",
     ps.ArcSin: "Asin",
     ps.ArcCos: "Acos",
     ps.ArcTan: "Atan",

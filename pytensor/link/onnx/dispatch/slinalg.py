@@ -1,0 +1,1150 @@
+"""Converters for the decompositions and solvers of ``scipy.linalg`` in PyTensor.
+
+ONNX has no linear algebra beyond ``MatMul`` (and onnxruntime has no float64
+kernel for its ``Det``), so the decompositions are ``Loop``s of masked
+rank-one updates, one row or column per iteration, following LAPACK's
+unblocked routines:
+
+- LU with partial pivoting (``getf2``): ``LU``, ``LUFactor``, ``Solve``, the
+  inverse and the determinants;
+- Cholesky, column by column (``potf2``), reading one triangle;
+- forward and back substitution (``trtrs``);
+- Householder QR (``geqr2``, ``org2r``) with LAPACK's reflectors, so that
+  ``R`` has LAPACK's signs;
+- the cyclic Jacobi eigenvalue algorithm (``eigh``, ``eigvalsh``) and the
+  one-sided Jacobi SVD, rotating ``n / 2`` disjoint pairs of rows or columns
+  at once in round-robin order, until the off-diagonal part is negligible.
+  Eigenvectors and singular vectors are determined up to their signs only,
+  and their signs may differ from LAPACK's;
+- Padé approximation of degree 13 with scaling and squaring (``expm``).
+
+Every kernel works on a stack of matrices ``(batch, rows, columns)``, so that
+one graph serves a core Op (a stack of one matrix) and its ``Blockwise``.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from pytensor.link.onnx.builder import onnx_dtype
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.blockwise import (
+    batch_ndim,
+    broadcast_batch_shape,
+    core_node_of,
+    flatten_batch,
+    onnx_funcify_batched,
+)
+from pytensor.link.onnx.dispatch.shape import add_runtime_check
+
+
+try:  # PyTensor >= 3
+    from pytensor.tensor.linalg import (
+        LU,
+        QR,
+        BlockDiagonal,
+        Cholesky,
+        CholeskySolve,
+        Eigvalsh,
+        Expm,
+        LUFactor,
+        PivotToPermutations,
+        Solve,
+        SolveTriangular,
+    )
+
+    EigvalshGrad = None
+except ImportError:  # PyTensor 2
+    from pytensor.tensor.slinalg import (
+        LU,
+        QR,
+        BlockDiagonal,
+        Cholesky,
+        CholeskySolve,
+        Eigvalsh,
+        EigvalshGrad,
+        Expm,
+        LUFactor,
+        PivotToPermutations,
+        Solve,
+        SolveTriangular,
+    )
+
+
+BOOL_RESULTS = frozenset(
+    (
+        *("Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Equal"),
+        *("Not", "And", "Or", "IsNaN", "IsInf"),
+    )
+)
+INT64_RESULTS = frozenset(("ArgMax", "Shape"))
+# The Jacobi methods converge quadratically, in 6 to 14 sweeps for matrices
+# of up to a few hundred rows; this bound is only a safeguard
+MAX_SWEEPS = 60
+
+
+class Array:
+    """An ONNX value whose Python operators add nodes, and its dtype.
+
+    Comparisons give ``bool`` arrays; Python numbers mixed in become constants
+    of the array's dtype. Matrices are stacks ``(batch, rows, columns)``,
+    columns ``(batch, rows, 1)``, rows ``(batch, 1, columns)`` and scalars
+    ``(batch, 1, 1)``, so that they all broadcast against each other.
+    """
+
+    __slots__ = ("builder", "dtype", "name")
+
+    def __init__(self, builder, name: str, dtype: str):
+        self.builder = builder
+        self.name = name
+        self.dtype = dtype
+
+    def operand(self, operand) -> str:
+        if isinstance(operand, Array):
+            return operand.name
+        return self.builder.constant(operand, self.dtype)
+
+    def apply(self, op_type: str, *operands, dtype=None, **attributes) -> "Array":
+        """Add an ``op_type`` node of ``operands``, of ``dtype`` (by default
+        this array's, or bool for comparisons and logic, int64 for indices)."""
+        names = [self.operand(operand) for operand in operands]
+        if dtype is None:
+            dtype = "bool" if op_type in BOOL_RESULTS else self.dtype
+            dtype = "int64" if op_type in INT64_RESULTS else dtype
+        output = self.builder.add(op_type, names, **attributes)
+        return Array(self.builder, output, dtype)
+
+    def __add__(self, other):
+        return self.apply("Add", self, other)
+
+    def __radd__(self, other):
+        return self.apply("Add", other, self)
+
+    def __sub__(self, other):
+        return self.apply("Sub", self, other)
+
+    def __rsub__(self, other):
+        return self.apply("Sub", other, self)
+
+    def __mul__(self, other):
+        return self.apply("Mul", self, other)
+
+    def __rmul__(self, other):
+        return self.apply("Mul", other, self)
+
+    def __truediv__(self, other):
+        return self.apply("Div", self, other)
+
+    def __rtruediv__(self, other):
+        return self.apply("Div", other, self)
+
+    def __pow__(self, other):
+        return self.apply("Pow", self, other)
+
+    def __mod__(self, other):
+        return self.apply("Mod", self, other)
+
+    def __matmul__(self, other):
+        return self.apply("MatMul", self, other)
+
+    def __neg__(self):
+        return self.apply("Neg", self)
+
+    def __abs__(self):
+        return self.apply("Abs", self)
+
+    def __lt__(self, other):
+        return self.apply("Less", self, other)
+
+    def __le__(self, other):
+        return self.apply("LessOrEqual", self, other)
+
+    def __gt__(self, other):
+        return self.apply("Greater", self, other)
+
+    def __ge__(self, other):
+        return self.apply("GreaterOrEqual", self, other)
+
+    def eq(self, other):
+        return self.apply("Equal", self, other)
+
+    def ne(self, other):
+        return ~self.eq(other)
+
+    def __and__(self, other):
+        return self.apply("And", self, other)
+
+    def __or__(self, other):
+        return self.apply("Or", self, other)
+
+    def __invert__(self):
+        return self.apply("Not", self)
+
+    def sqrt(self):
+        return self.apply("Sqrt", self)
+
+    def log(self):
+        return self.apply("Log", self)
+
+    def ceil(self):
+        return self.apply("Ceil", self)
+
+    def floor(self):
+        return self.apply("Floor", self)
+
+    def into(self, builder) -> "Array":
+        """This value, read from the (sub)graph of ``builder``."""
+        return Array(builder, self.name, self.dtype)
+
+    def constant(self, value, dtype=None) -> "Array":
+        dtype = dtype or self.dtype
+        return Array(self.builder, self.builder.constant(value, dtype), dtype)
+
+    def indices(self, values) -> "Array":
+        return self.constant(np.asarray(values, dtype="int64"), "int64")
+
+    @property
+    def mT(self) -> "Array":
+        return self.apply("Transpose", self, perm=[0, 2, 1])
+
+    def cast(self, dtype) -> "Array":
+        if np.dtype(dtype) == np.dtype(self.dtype):
+            return self
+        return self.apply("Cast", self, to=onnx_dtype(dtype), dtype=str(dtype))
+
+    def take(self, index, axis: int) -> "Array":
+        """The elements at ``index`` (an int64 array or a list) along ``axis``."""
+        if not isinstance(index, Array):
+            index = self.indices(index)
+        return self.apply("Gather", self, index, axis=axis)
+
+    def take_along(self, index, axis: int) -> "Array":
+        return self.apply("GatherElements", self, index, axis=axis)
+
+    def slice(self, start, end, axis: int) -> "Array":
+        """``self[start:end]`` along ``axis``; bounds are ints or int64 vectors of one element."""
+        start, end = (
+            self.indices([bound]) if isinstance(bound, int) else bound
+            for bound in (start, end)
+        )
+        return self.apply("Slice", self, start, end, self.indices([axis]))
+
+    def sum(self, axes) -> "Array":
+        return self.apply("ReduceSum", self, self.indices(axes), keepdims=1)
+
+    def max(self, axes) -> "Array":
+        return self.apply("ReduceMax", self, self.indices(axes), keepdims=1)
+
+    def any(self) -> "Array":
+        """Whether any element is true, a 0-d bool array."""
+        as_uint8 = self.cast("uint8")
+        return as_uint8.apply("ReduceMax", as_uint8, keepdims=0).cast("bool")
+
+    def any_along(self, axes) -> "Array":
+        """Whether any element is true along ``axes`` (kept, of length 1)."""
+        return self.cast("uint8").max(axes).cast("bool")
+
+    def expand(self, shape) -> "Array":
+        return self.apply("Expand", self, shape)
+
+    def reshape(self, shape) -> "Array":
+        return self.apply("Reshape", self, shape, allowzero=1)
+
+    def unsqueeze(self, axes) -> "Array":
+        return self.apply("Unsqueeze", self, self.indices(axes))
+
+    def squeeze(self, axes) -> "Array":
+        return self.apply("Squeeze", self, self.indices(axes))
+
+    def shape(self, start: int = 0, end: int | None = None) -> "Array":
+        """``Shape``: the lengths of the axes ``start:end``, an int64 vector."""
+        bounds = {"start": start} if end is None else {"start": start, "end": end}
+        return self.apply("Shape", self, **bounds)
+
+    def dim(self, axis: int) -> "Array":
+        """The length of ``axis``, a 0-d int64 array."""
+        return self.shape(axis, axis + 1).squeeze([0])
+
+    def full(self, value, dims) -> "Array":
+        """An array of ``value`` (of this dtype) shaped ``(batch of self, *dims)``.
+
+        ``dims`` are ints or int64 vectors of one element.
+        """
+        return self.constant(value).expand(stack_shape(self, *dims))
+
+
+def where(condition: Array, if_true, if_false) -> Array:
+    """``Where``, with Python numbers as constants of the other branch's dtype."""
+    like = if_true if isinstance(if_true, Array) else if_false
+    return like.apply("Where", condition, if_true, if_false)
+
+
+def maximum(x: Array, y: Array) -> Array:
+    return x.apply("Max", x, y)
+
+
+def minimum(x: Array, y: Array) -> Array:
+    return x.apply("Min", x, y)
+
+
+def concat(parts, axis: int) -> Array:
+    return parts[0].apply("Concat", *parts, axis=axis)
+
+
+def stack_shape(x: Array, *dims) -> Array:
+    """The shape ``(batch of x, *dims)``; ``dims`` are ints or int64 vectors of one element."""
+    batch = x.shape(0, 1)
+    return concat(
+        [
+            batch,
+            *(batch.indices([dim]) if isinstance(dim, int) else dim for dim in dims),
+        ],
+        axis=0,
+    )
+
+
+def arange(length: Array) -> Array:
+    """``numpy.arange(length)`` for a 0-d int64 ``length``."""
+    return length.apply("Range", length.constant(0), length, length.constant(1))
+
+
+def positions(length: Array, axis: int) -> Array:
+    """``arange(length)`` along ``axis`` of an array of rank 3 with other lengths 1."""
+    return arange(length).unsqueeze([other for other in range(3) if other != axis])
+
+
+def identity(rows: Array, columns: Array, dtype) -> Array:
+    """The ``(1, rows, columns)`` identity matrix for 0-d int64 lengths."""
+    return positions(rows, 1).eq(positions(columns, 2)).cast(dtype)
+
+
+def diagonal(x: Array, axis: int) -> Array:
+    """The diagonal of the square stack ``x`` as columns (``axis=2``) or rows (1)."""
+    n = x.dim(1)
+    return where(positions(n, 1).eq(positions(n, 2)), x, 0).sum([axis])
+
+
+def lower_triangle(x: Array, strict=False) -> Array:
+    rows, columns = positions(x.dim(1), 1), positions(x.dim(2), 2)
+    return where(rows > columns if strict else rows >= columns, x, 0)
+
+
+def upper_triangle(x: Array, strict=False) -> Array:
+    rows, columns = positions(x.dim(1), 1), positions(x.dim(2), 2)
+    return where(rows < columns if strict else rows <= columns, x, 0)
+
+
+def symmetric_from(x: Array, lower: bool) -> Array:
+    """The symmetric matrix with the lower (or upper) triangle of ``x``."""
+    triangle = lower_triangle(x) if lower else upper_triangle(x)
+    strict = lower_triangle(x, strict=True) if lower else upper_triangle(x, True)
+    return triangle + strict.mT
+
+
+def none_of(x: Array) -> Array:
+    """``False`` for each stack of ``x``, a ``(batch, 1, 1)`` bool."""
+    return x.constant(False, "bool").expand(stack_shape(x, 1, 1))
+
+
+def nan_where(condition: Array, x: Array) -> Array:
+    """``x`` with NaN in the stacks where ``condition`` (a ``(batch, 1, 1)`` bool) holds."""
+    return where(condition, np.nan, x)
+
+
+def loop(trip_count: Array, states, step, *, more=None, hint="loop"):
+    """Run ``step`` in an ONNX ``Loop`` and return the final ``states``.
+
+    Parameters
+    ----------
+    trip_count
+        A 0-d int64 array: the number of iterations (at most, with ``more``).
+    states
+        Arrays of rank 3 that the iterations update.
+    step
+        ``step(iteration, *states)`` adds the nodes of one iteration to the
+        loop body, in which values of the enclosing graph must be read
+        through `Array.into`, and returns the new states, preceded by a 0-d
+        bool (whether to go on) if ``more`` is given.
+    more
+        A 0-d bool array: whether to run the first iteration.
+    """
+    builder = states[0].builder
+    body = builder.loop_body(f"{hint}_body")
+    iteration, condition = (
+        Array(body, info.name, dtype)
+        for info, dtype in zip(body.inputs, ("int64", "bool"), strict=True)
+    )
+    inner = [
+        Array(body, body.add_input(hint, state.dtype, (None,) * 3), state.dtype)
+        for state in states
+    ]
+    results = list(step(iteration, *inner))
+    if more is not None:
+        condition, *results = results
+    body.add_output(condition.name, "more", "bool", ())
+    for result in results:
+        body.add_output(result.name, hint, result.dtype, (None,) * 3)
+    outputs = builder.add_multi(
+        "Loop",
+        [trip_count.name, "" if more is None else more.name]
+        + [state.name for state in states],
+        n_outputs=len(states),
+        body=body.make_graph(),
+        hint=hint,
+    )
+    return [
+        Array(builder, name, state.dtype)
+        for name, state in zip(outputs, states, strict=True)
+    ]
+
+
+# LU decomposition and triangular solves
+
+
+def swap_rows(x: Array, k: Array, p: Array, rows: Array) -> Array:
+    """``x`` with row ``k`` (a vector of one index) and row ``p`` (one per stack) swapped."""
+    row_k = x.take(k, axis=1)
+    row_p = x.take_along(p.expand(row_k.shape()), axis=1)
+    return where(rows.eq(k), row_p, where(rows.eq(p), row_k, x))
+
+
+def lu_factor(a: Array):
+    """LU decomposition with partial pivoting of the square stack ``a`` (``getf2``).
+
+    Returns
+    -------
+    lu
+        ``L`` (unit lower triangular, below the diagonal) and ``U`` in one matrix.
+    permutation
+        ``(batch, n, 1)`` int64: row ``i`` of ``L @ U`` is row
+        ``permutation[i]`` of ``a``.
+    pivots
+        ``(batch, n, 1)`` int64: LAPACK's ``ipiv`` (0-based), row ``i`` was
+        swapped with row ``pivots[i]``.
+    singular
+        ``(batch, 1, 1)`` bool: whether a pivot is exactly zero.
+    """
+    n = a.dim(1)
+    rows, columns = positions(n, 1), positions(n, 2)
+    rows_in_order = rows.expand(stack_shape(a, a.shape(1, 2), 1))
+
+    def step(k, lu, permutation, pivots, singular):
+        rows_, columns_ = rows.into(k.builder), columns.into(k.builder)
+        at_k = k.unsqueeze([0])
+        candidates = where(rows_ >= k, abs(lu.take(at_k, axis=2)), -1)
+        p = candidates.apply("ArgMax", candidates, axis=1, keepdims=1)
+        lu = swap_rows(lu, at_k, p, rows_)
+        permutation = swap_rows(permutation, at_k, p, rows_)
+        pivots = where(rows_.eq(k), p, pivots)
+        pivot_row = lu.take(at_k, axis=1)
+        pivot = pivot_row.take(at_k, axis=2)
+        is_zero = pivot.eq(0)
+        below = rows_ > k
+        multipliers = where(below, lu.take(at_k, axis=2) / where(is_zero, 1, pivot), 0)
+        lu = lu - multipliers * where(columns_ > k, pivot_row, 0)
+        lu = where(columns_.eq(k) & below, multipliers, lu)
+        return lu, permutation, pivots, singular | is_zero
+
+    return loop(n, [a, rows_in_order, rows_in_order, none_of(a)], step, hint="lu")
+
+
+def substitute(t: Array, b: Array, *, lower: bool, unit_diagonal=False) -> Array:
+    """``x`` with ``t @ x = b``, reading the lower (or upper) triangle of ``t`` only.
+
+    Forward (or back) substitution, one row of ``x`` per iteration.
+    """
+    if unit_diagonal:
+        t = lower_triangle(t, strict=True) if lower else upper_triangle(t, True)
+    else:
+        t = lower_triangle(t) if lower else upper_triangle(t)
+    n = t.dim(1)
+    rows = positions(n, 1)
+
+    def step(i, x):
+        k = i if lower else n.into(i.builder) - 1 - i
+        at_k = k.unsqueeze([0])
+        t_row = t.into(i.builder).take(at_k, axis=1)
+        value = b.into(i.builder).take(at_k, axis=1) - t_row @ x
+        if not unit_diagonal:
+            value = value / t_row.take(at_k, axis=2)
+        return [where(rows.into(i.builder).eq(k), value, x)]
+
+    [x] = loop(n, [b.constant(0).expand(b.shape())], step, hint="solved")
+    return x
+
+
+def lu_solve(lu: Array, permutation: Array, b: Array) -> Array:
+    """``x`` with ``a @ x = b`` from the `lu_factor` of ``a``."""
+    permuted = b.take_along(permutation.expand(b.shape()), axis=1)
+    x = substitute(lu, permuted, lower=True, unit_diagonal=True)
+    return substitute(lu, x, lower=False)
+
+
+def has_zero_on_diagonal(t: Array) -> Array:
+    """Whether the diagonal of each stack has a zero, ``(batch, 1, 1)`` bool."""
+    is_zero = diagonal(t, 2).eq(0).cast("uint8")
+    return is_zero.max([1]).cast("bool")
+
+
+# Cholesky
+
+
+def cholesky(a: Array):
+    """The lower Cholesky factor of ``a`` from its lower triangle (``potf2``).
+
+    Also returns whether ``a`` is not positive definite, ``(batch, 1, 1)`` bool.
+    """
+    n = a.dim(1)
+    rows, columns = positions(n, 1), positions(n, 2)
+
+    def step(k, factor, failed):
+        rows_, columns_ = rows.into(k.builder), columns.into(k.builder)
+        at_k = k.unsqueeze([0])
+        column = a.into(k.builder).take(at_k, axis=2)
+        column = column - factor @ factor.take(at_k, axis=1).mT
+        pivot = column.take(at_k, axis=1)
+        positive = pivot > 0
+        root = where(positive, pivot, 1).sqrt()
+        column = where(rows_ > k, column / root, where(rows_.eq(k), root, 0))
+        return where(columns_.eq(k), column, factor), failed | ~positive
+
+    zeros = a.constant(0).expand(a.shape())
+    return loop(n, [zeros, none_of(a)], step, hint="cholesky")
+
+
+def cholesky_of_triangle(a: Array, lower: bool):
+    """The Cholesky factor (lower or upper) of the triangle of ``a``, NaN where it fails."""
+    factor, failed = cholesky(a if lower else a.mT)
+    factor = nan_where(failed, factor)
+    return factor if lower else factor.mT
+
+
+# Householder QR
+
+
+def householder(a: Array):
+    """Householder QR of the stack ``a`` as LAPACK's ``geqr2`` computes it.
+
+    Returns
+    -------
+    reflectors
+        ``R`` on and above the diagonal, the reflectors below it (``raw`` mode).
+    taus
+        ``(batch, 1, min(m, n))``: the reflectors' coefficients.
+    """
+    m, n = a.dim(1), a.dim(2)
+    n_steps = minimum(m, n)
+    rows, columns, steps = positions(m, 1), positions(n, 2), positions(n_steps, 2)
+
+    def step(k, h, taus):
+        rows_, columns_ = rows.into(k.builder), columns.into(k.builder)
+        at_k = k.unsqueeze([0])
+        column = h.take(at_k, axis=2)
+        alpha = column.take(at_k, axis=1)
+        tail = where(rows_ > k, column, 0)
+        tail_squares = (tail * tail).sum([1])
+        reflect = tail_squares > 0
+        norm = (alpha * alpha + tail_squares).sqrt()
+        beta = where(reflect, where(alpha >= 0, -norm, norm), alpha)
+        tau = where(reflect, (beta - alpha) / beta, 0)
+        tail = tail / where(reflect, alpha - beta, 1)
+        reflector = where(rows_.eq(k), 1, tail)
+        projections = where(columns_ > k, reflector.mT @ h, 0)
+        h = h - (tau * reflector) * projections
+        column = where(rows_.eq(k), beta, where(rows_ > k, tail, column))
+        h = where(columns_.eq(k), column, h)
+        return h, where(steps.into(k.builder).eq(k), tau, taus)
+
+    return loop(n_steps, [a, a.full(0, [1, n_steps.unsqueeze([0])])], step, hint="qr")
+
+
+def householder_product(reflectors: Array, taus: Array, n_columns: Array) -> Array:
+    """The first ``n_columns`` columns of the product of the reflectors (``org2r``)."""
+    m, n_steps = reflectors.dim(1), taus.dim(2)
+    rows = positions(m, 1)
+    q = identity(m, n_columns, reflectors.dtype)
+    q = q.expand(stack_shape(reflectors, m.unsqueeze([0]), n_columns.unsqueeze([0])))
+
+    def step(i, q):
+        k = n_steps.into(i.builder) - 1 - i
+        at_k = k.unsqueeze([0])
+        rows_ = rows.into(i.builder)
+        column = reflectors.into(i.builder).take(at_k, axis=2)
+        reflector = where(rows_.eq(k), 1, where(rows_ > k, column, 0))
+        tau = taus.into(i.builder).take(at_k, axis=2)
+        return [q - (tau * reflector) * (reflector.mT @ q)]
+
+    [q] = loop(n_steps, [q], step, hint="q")
+    return q
+
+
+# Jacobi methods
+
+
+class Pairs(NamedTuple):
+    """Disjoint pairs of ``n`` indices, as vectors of ``n`` int64 or bool."""
+
+    partners: Array
+    low: Array
+    high: Array
+    is_low: Array
+    paired: Array
+
+
+def round_robin_pairs(n: Array, round_number: Array) -> Pairs:
+    """The pairs of ``n`` indices in a round of a round-robin tournament.
+
+    Over ``n - 1`` rounds (``n`` if odd), every pair meets once. An index
+    left out in a round (``n`` odd) is its own partner.
+    """
+    players = n + n % 2
+    seats = arange(players)
+    others = maximum(players - 1, n.constant(1))
+    seat = where(seats.eq(0), 0, (seats - 1 + round_number) % others + 1)
+    opponents = seat.take(players - 1 - seats, axis=0)
+    partners = seats.apply("ScatterElements", seats, seat, opponents, axis=0)
+    partners = partners.slice(0, n.unsqueeze([0]), axis=0)
+    indices = arange(n)
+    partners = where(partners < n, partners, indices)
+    is_low = indices < partners
+    return Pairs(
+        partners,
+        where(is_low, indices, partners),
+        where(is_low, partners, indices),
+        is_low,
+        partners.ne(indices),
+    )
+
+
+def rotation(a_pp: Array, a_qq: Array, a_pq: Array, rotate: Array, is_low: Array):
+    """The Jacobi rotations zeroing the ``a_pq`` of symmetric 2x2 matrices.
+
+    Golub & Van Loan's ``sym.schur2``, with the smaller angle. Returns the
+    coefficients of a row (or column) and of its partner's in the rotated row:
+    cosine and sine, with the sign of the sine for the low index of a pair
+    flipped. No rotation where ``rotate`` is false.
+    """
+    tau = (a_qq - a_pp) / (2 * where(rotate, a_pq, 1))
+    t = where(tau >= 0, tau.constant(1), -1) / (abs(tau) + (1 + tau * tau).sqrt())
+    cosine = 1 / (1 + t * t).sqrt()
+    sine = where(is_low, -t * cosine, t * cosine)
+    return where(rotate, cosine, 1), where(rotate, sine, 0)
+
+
+def jacobi_sweeps(n: Array, states, rotate_pairs, *, more, hint):
+    """Apply ``rotate_pairs`` in round-robin rounds until a sweep rotates nothing.
+
+    ``rotate_pairs(pairs, *states)`` returns whether it rotated any pair, as
+    a ``(batch, 1, 1)`` bool, and the new states.
+    """
+    rounds_per_sweep = maximum(n + n % 2 - 1, n.constant(1))
+
+    def step(round_number, rotated_in_sweep, *states):
+        rounds_per_sweep_ = rounds_per_sweep.into(round_number.builder)
+        pairs = round_robin_pairs(n.into(round_number.builder), round_number)
+        rotated, *states = rotate_pairs(pairs, *states)
+        in_sweep = round_number % rounds_per_sweep_
+        rotated_in_sweep = (rotated_in_sweep & in_sweep.ne(0)) | rotated
+        sweep_ends = in_sweep.eq(rounds_per_sweep_ - 1)
+        done = sweep_ends & ~rotated_in_sweep.any()
+        return ~done, rotated_in_sweep, *states
+
+    _, *states = loop(
+        rounds_per_sweep * MAX_SWEEPS,
+        [none_of(states[0]), *states],
+        step,
+        more=more,
+        hint=hint,
+    )
+    return states
+
+
+def jacobi_eigen(a: Array):
+    """Eigenvalues ``(batch, 1, n)`` in ascending order and eigenvectors of the symmetric ``a``.
+
+    Rotates pairs of rows and columns until the off-diagonal elements are
+    below ``eps`` times the Frobenius norm of ``a``.
+    """
+    n = a.dim(1)
+    threshold = (a * a).sum([1, 2]).sqrt() * float(np.finfo(a.dtype).eps)
+
+    def rotate_pairs(pairs, a, v):
+        as_column = [0, 2]
+        d = diagonal(a, 2)
+        flat = a.reshape(stack_shape(a, -1, 1))
+        a_pq = flat.take(pairs.low * a.dim(1) + pairs.high, axis=1)
+        rotate = pairs.paired.unsqueeze(as_column) & (
+            abs(a_pq) > threshold.into(a.builder)
+        )
+        cosine, sine = rotation(
+            d.take(pairs.low, axis=1),
+            d.take(pairs.high, axis=1),
+            a_pq,
+            rotate,
+            pairs.is_low.unsqueeze(as_column),
+        )
+        a = cosine * a + sine * a.take(pairs.partners, axis=1)
+        cosine, sine = cosine.mT, sine.mT
+        a = a * cosine + a.take(pairs.partners, axis=2) * sine
+        v = v * cosine + v.take(pairs.partners, axis=2) * sine
+        return rotate.any_along([1, 2]), a, v
+
+    eye = identity(n, n, a.dtype).expand(a.shape())
+    a, v = jacobi_sweeps(n, [a, eye], rotate_pairs, more=n > 1, hint="eigh")
+    eigenvalues, order = sort(diagonal(a, 1), n, ascending=True)
+    return eigenvalues, v.take_along(order.expand(v.shape()), axis=2)
+
+
+def sort(x: Array, n: Array, ascending: bool):
+    """The rows ``(batch, 1, n)`` of ``x`` sorted, and the order that sorts them."""
+    values, order = x.builder.add_multi(
+        "TopK",
+        [x.name, n.unsqueeze([0]).name],
+        n_outputs=2,
+        axis=2,
+        largest=int(not ascending),
+        sorted=1,
+    )
+    return Array(x.builder, values, x.dtype), Array(x.builder, order, "int64")
+
+
+def jacobi_svd(a: Array):
+    """One-sided Jacobi SVD of the stack ``a`` of shape ``(batch, m, n)``.
+
+    Rotates pairs of columns of ``a`` until all are orthogonal to
+    ``sqrt(m) * eps`` (relatively), as LAPACK's ``gesvj``: ``a @ v = w``.
+    Columns below ``eps`` times the Frobenius norm of ``a`` count as zeros.
+
+    Returns
+    -------
+    singular_values
+        ``(batch, 1, n)``: the norms of the columns of ``w``, in descending order.
+    w
+        ``a @ v``, with its columns in the same order.
+    v
+        The orthogonal rotation, with its columns in the same order.
+    """
+    m, n = a.dim(1), a.dim(2)
+    eps = float(np.finfo(a.dtype).eps)
+    tolerance = m.cast(a.dtype).sqrt() * eps
+    negligible = (a * a).sum([1, 2]) * (eps * eps)
+
+    def rotate_pairs(pairs, w, v):
+        as_row = [0, 1]
+        squares = (w * w).sum([1])
+        alpha, beta = squares.take(pairs.low, axis=2), squares.take(pairs.high, axis=2)
+        gamma = (w * w.take(pairs.partners, axis=2)).sum([1])
+        negligible_ = negligible.into(w.builder)
+        significant = (
+            pairs.paired.unsqueeze(as_row)
+            & (alpha > negligible_)
+            & (beta > negligible_)
+        )
+        scale = where(significant, alpha * beta, 1).sqrt()
+        rotate = significant & (abs(gamma) > scale * tolerance.into(w.builder))
+        cosine, sine = rotation(
+            alpha, beta, gamma, rotate, pairs.is_low.unsqueeze(as_row)
+        )
+        w = w * cosine + w.take(pairs.partners, axis=2) * sine
+        v = v * cosine + v.take(pairs.partners, axis=2) * sine
+        return rotate.any_along([1, 2]), w, v
+
+    eye = identity(n, n, a.dtype).expand(stack_shape(a, a.shape(2, 3), a.shape(2, 3)))
+    w, v = jacobi_sweeps(n, [a, eye], rotate_pairs, more=n > 1, hint="svd")
+    singular_values, order = sort((w * w).sum([1]).sqrt(), n, ascending=False)
+    w = w.take_along(order.expand(w.shape()), axis=2)
+    v = v.take_along(order.expand(v.shape()), axis=2)
+    return singular_values, w, v
+
+
+def orthonormal_completion(u: Array, kept: Array, n_columns: Array) -> Array:
+    """``n_columns`` orthonormal columns: those of ``u`` where ``kept``, others filled in.
+
+    ``u`` has ``k <= n_columns`` columns, orthonormal where ``kept`` (a
+    ``(batch, 1, k)`` bool, true for a leading run of columns). The others
+    are columns of the ``Q`` of the Householder QR of the kept columns.
+    """
+    reflectors, taus = householder(where(kept, u, 0))
+    q = householder_product(reflectors, taus, n_columns)
+    n_missing = n_columns.unsqueeze([0]) - u.shape(2, 3)
+    kept = concat([kept, kept.full(False, [1, n_missing])], axis=2)
+    u = concat([u, u.full(0, [u.shape(1, 2), n_missing])], axis=2)
+    return where(kept, u, q)
+
+
+# Matrix exponential
+
+# Higham (2005), "The scaling and squaring method for the matrix exponential
+# revisited": coefficients of the [13/13] Padé approximant, and the largest
+# 1-norm for which it is accurate to float64's unit roundoff
+PADE_13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
+THETA_13 = 5.371920351148152
+# 2**-1100 underflows every float64: no input needs more squarings
+MAX_SQUARINGS = 1100
+
+
+def n_squarings(a: Array) -> Array:
+    """``max(0, ceil(log2(norm_1(a) / theta_13)))`` per stack, as int64 ``(batch, 1, 1)``."""
+    norm = abs(a).sum([1]).max([2])
+    ratio = maximum(norm / THETA_13, norm.constant(1))
+    exponent = (ratio.log() / float(np.log(2))).ceil()
+    exponent = where(exponent.apply("IsNaN", exponent), 0, exponent)
+    return minimum(exponent, exponent.constant(MAX_SQUARINGS)).cast("int64")
+
+
+def expm(a: Array) -> Array:
+    """The matrix exponential: [13/13] Padé approximant with scaling and squaring."""
+    n = a.dim(1)
+    squarings = n_squarings(a)
+    a = a / (a.constant(2.0) ** squarings.cast(a.dtype))
+    eye = identity(n, n, a.dtype)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    b = PADE_13
+    odd = a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2)
+    odd = a @ (odd + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye)
+    even = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2)
+    even = even + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    lu, permutation, _, _ = lu_factor(even - odd)
+    x = lu_solve(lu, permutation, even + odd)
+
+    def step(i, x):
+        return [where(i < squarings.into(i.builder), x @ x, x)]
+
+    most = squarings.apply("ReduceMax", squarings, keepdims=0)
+    [x] = loop(most, [x], step, hint="squared")
+    return x
+
+
+# Converters: the kernels run on a stack of the core Op's inputs, a stack of
+# one for the core Op alone, and one per batch element for its Blockwise
+
+
+def register_stacked(*op_classes):
+    """Register ``convert`` for ``op_classes`` and for their ``Blockwise``.
+
+    ``convert(op, node, *inputs)`` receives the core ``node`` and its inputs
+    as `Array` stacks (one leading axis more than the core inputs) and
+    returns the stacks of the outputs.
+    """
+
+    def register(convert):
+        def convert_core(op, node, builder, inputs, **kwargs):
+            stacks = [
+                Array(builder, name, var.type.dtype).unsqueeze([0])
+                for name, var in zip(inputs, node.inputs, strict=True)
+            ]
+            return [output.squeeze([0]).name for output in convert(op, node, *stacks)]
+
+        def convert_batched(core_op, node, builder, inputs, **kwargs):
+            n_batch_dims = batch_ndim(node)
+            batch_shape = broadcast_batch_shape(builder, node, inputs)
+            batch_size = builder.add("ReduceProd", [batch_shape], keepdims=1)
+            stacks = [
+                Array(
+                    builder,
+                    flatten_batch(
+                        builder, name, var, n_batch_dims, batch_shape, batch_size
+                    ),
+                    var.type.dtype,
+                )
+                for name, var in zip(inputs, node.inputs, strict=True)
+            ]
+            outputs = convert(core_op, core_node_of(node), *stacks)
+            shape = Array(builder, batch_shape, "int64")
+            return [
+                output.reshape(concat([shape, output.shape(1)], axis=0)).name
+                for output in outputs
+            ]
+
+        for op_class in op_classes:
+            onnx_funcify.register(op_class)(convert_core)
+            onnx_funcify_batched.register(op_class)(convert_batched)
+        return convert
+
+    return register
+
+
+def output_dtype(node, index=0):
+    return node.outputs[index].type.dtype
+
+
+def float_output_dtype(node):
+    """The dtype of the (first) output, which must be a float.
+
+    Some Ops of PyTensor 2 declare an integer output for integer inputs,
+    while their ``perform`` returns SciPy's floats.
+    """
+    dtype = output_dtype(node)
+    if np.dtype(dtype).kind != "f":
+        raise NotImplementedError(
+            f"the Op declares a {dtype} output but computes floats; only float "
+            "inputs are supported"
+        )
+    return dtype
+
+
+def as_columns(b: Array, b_ndim: int) -> Array:
+    """The stack of right-hand sides ``b`` as matrices (vectors become columns)."""
+    return b if b_ndim == 2 else b.unsqueeze([2])
+
+
+def as_given(x: Array, b_ndim: int) -> Array:
+    return x if b_ndim == 2 else x.squeeze([2])
+
+
+def raise_unless(condition: Array, exception_type, message):
+    """Make the function raise ``exception_type(message)`` unless all of ``condition`` holds.
+
+    Does nothing when the graph is built without runtime checks (for export).
+    """
+    if condition.builder.keep_checks:
+        add_runtime_check(condition.builder, condition.name, exception_type, message)
+
+
+def check_square(a: Array, var, message, exception_type=ValueError) -> Array:
+    """Make the function raise ``exception_type(message)`` unless ``a`` is a
+    stack of square matrices (``var`` is the PyTensor variable of ``a``).
+
+    Returns ``a`` cut to its leading square: the run of the graph, which
+    precedes the check, must not fail on other shapes.
+    """
+    rows, columns = var.type.shape[-2:]
+    if rows is not None and columns is not None:
+        return a
+    raise_unless(a.shape(1, 2).eq(a.shape(2, 3)), exception_type, message)
+    n = minimum(a.shape(1, 2), a.shape(2, 3))
+    return a.slice(0, n, axis=1).slice(0, n, axis=2)
+
+
+@register_stacked(Cholesky)
+def cholesky_stacked(op, node, a):
+    a = a.cast(output_dtype(node))
+    a = check_square(a, node.inputs[0], "Input array is expected to be square")
+    return [cholesky_of_triangle(a, op.lower)]
+
+
+@register_stacked(SolveTriangular)
+def solve_triangular_stacked(op, node, a, b):
+    dtype = output_dtype(node)
+    a, b = a.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
+    a = check_square(a, node.inputs[0], "expected square matrix")
+    x = substitute(a, b, lower=op.lower, unit_diagonal=op.unit_diagonal)
+    if not op.unit_diagonal:
+        x = nan_where(has_zero_on_diagonal(a), x)
+    return [as_given(x, op.b_ndim)]
+
+
+@register_stacked(CholeskySolve)
+def cholesky_solve_stacked(op, node, c, b):
+    dtype = output_dtype(node)
+    c, b = c.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
+    c = check_square(c, node.inputs[0], "The factored matrix c is not square.")
+    lower = c if op.lower else c.mT
+    y = substitute(lower, b, lower=True)
+    return [as_given(substitute(lower.mT, y, lower=False), op.b_ndim)]
+
+
+def tridiagonal_band(a: Array) -> Array:
+    rows, columns = positions(a.dim(1), 1), positions(a.dim(2), 2)
+    return where(abs(rows - columns) <= 1, a, 0)
+
+
+@register_stacked(Solve)
+def solve_stacked(op, node, a, b):
+    dtype = output_dtype(node)
+    a, b = a.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
+    a = check_square(a, node.inputs[0], "Input a needs to be a square matrix.")
+    if op.assume_a == "pos":
+        factor, failed = cholesky(a if op.lower else a.mT)
+        x = substitute(factor.mT, substitute(factor, b, lower=True), lower=False)
+    else:
+        if op.assume_a in ("sym", "her"):
+            a = symmetric_from(a, op.lower)
+        elif op.assume_a == "tridiagonal":
+            a = tridiagonal_band(a)
+        lu, permutation, _, failed = lu_factor(a)
+        x = lu_solve(lu, permutation, b)
+    return [as_given(nan_where(failed, x), op.b_ndim)]
+
+
+def lu_parts(lu: Array):
+    """The unit lower triangular ``L`` and the upper triangular ``U`` of an `lu_factor`."""
+    n = lu.dim(1)
+    lower = lower_triangle(lu, strict=True) + identity(n, n, lu.dtype)
+    return lower, upper_triangle(lu)
+
+
+NON_SQUARE_LU = "The ONNX backend computes the LU decomposition of square matrices only"
+
+
+def inverse_permutation(permutation: Array) -> Array:
+    """The permutation undoing the stack of permutations ``(batch, n, 1)``."""
+    in_order = positions(permutation.dim(1), 1).expand(permutation.shape())
+    return in_order.apply("ScatterElements", in_order, permutation, in_order, axis=1)
+
+
+@register_stacked(LU)
+def lu_stacked(op, node, a):
+    a = a.cast(output_dtype(node, -1))
+    a = check_square(a, node.inputs[0], NON_SQUARE_LU)
+    lu, permutation, _, _ = lu_factor(a)
+    lower, upper = lu_parts(lu)
+    # a = p @ lower @ upper with p[permutation[i], i] = 1
+    p = positions(a.dim(1), 1).eq(permutation.mT)
+    if op.permute_l:
+        return [p.cast(a.dtype) @ lower, upper]
+    if op.p_indices:
+        rows_of_lower = inverse_permutation(permutation).squeeze([2])
+        return [rows_of_lower.cast(output_dtype(node, 0)), lower, upper]
+    return [p.cast(output_dtype(node, 0)), lower, upper]
+
+
+@register_stacked(LUFactor)
+def lu_factor_stacked(op, node, a):
+    a = a.cast(output_dtype(node))
+    a = check_square(a, node.inputs[0], NON_SQUARE_LU)
+    lu, _, pivots, singular = lu_factor(a)
+    return [nan_where(singular, lu), pivots.squeeze([2]).cast(output_dtype(node, 1))]
+
+
+@register_stacked(PivotToPermutations)
+def pivot_to_permutations_stacked(op, node, pivots):
+    pivots = pivots.cast("int64").unsqueeze([2])
+    rows = positions(pivots.dim(1), 1)
+    in_order = rows.expand(pivots.shape())
+
+    def step(i, swapped):
+        at_i = i.unsqueeze([0])
+        other = pivots.into(i.builder).take(at_i, axis=1)
+        return [swap_rows(swapped, at_i, other, rows.into(i.builder))]
+
+    [swapped] = loop(pivots.dim(1), [in_order], step, hint="permutation")
+    if op.inverse:
+        return [swapped.squeeze([2])]
+    return [inverse_permutation(swapped).squeeze([2])]
+
+
+@register_stacked(QR)
+def qr_stacked(op, node, a):
+    if op.pivoting:
+        raise NotImplementedError(
+            "QR with column pivoting (pivoting=True) is not supported"
+        )
+    a = a.cast(output_dtype(node))
+    reflectors, taus = householder(a)
+    n_steps = minimum(a.dim(1), a.dim(2))
+    r = upper_triangle(reflectors)
+    if op.mode in ("economic", "raw"):
+        r = r.slice(0, n_steps.unsqueeze([0]), axis=1)
+    if op.mode == "r":
+        return [upper_triangle(reflectors)]
+    if op.mode == "raw":
+        return [reflectors, taus.squeeze([1]), r]
+    n_columns = n_steps if op.mode == "economic" else a.dim(1)
+    return [householder_product(reflectors, taus, n_columns), r]
+
+
+def generalized_eigen(a: Array, b: Array, lower: bool):
+    """Eigenvalues and eigenvectors of ``a @ v = w * b @ v`` (``b`` positive definite).
+
+    With ``b = l @ l.T``, the eigenvectors ``u`` of ``inv(l) @ a @ inv(l).T``
+    give ``v = inv(l).T @ u``, normalized so that ``v.T @ b @ v = I`` as
+    LAPACK's ``sygvd``. Raises ``LinAlgError`` if ``b`` is not positive definite.
+    """
+    a = symmetric_from(a, lower)
+    factor, failed = cholesky(symmetric_from(b, lower))
+    raise_unless(
+        ~failed,
+        np.linalg.LinAlgError,
+        "The leading minor of b is not positive definite. The factorization "
+        "of b could not be completed and no eigenvalues or eigenvectors were "
+        "computed.",
+    )
+    reduced = substitute(factor, substitute(factor, a, lower=True).mT, lower=True)
+    eigenvalues, u = jacobi_eigen(symmetric_from(reduced, lower=True))
+    return eigenvalues, substitute(factor.mT, u, lower=False)
+
+
+def symmetric_eigen(op, node, a, b=None):
+    """``(eigenvalues, eigenvectors)`` of an ``Eigh``-like node, in the output dtype."""
+    dtype = output_dtype(node)
+    lower = op.lower if hasattr(op, "lower") else op.UPLO == "L"
+    a = a.cast(dtype)
+    a = check_square(a, node.inputs[0], "expected square matrix")
+    if b is None:
+        return jacobi_eigen(symmetric_from(a, lower))
+    return generalized_eigen(a, b.cast(dtype), lower)
+
+
+@register_stacked(Eigvalsh)
+def eigvalsh_stacked(op, node, a, b=None):
+    eigenvalues, _ = symmetric_eigen(op, node, a, b)
+    return [eigenvalues.squeeze([1])]
+
+
+def gradient_of_triangle(gradient: Array, lower: bool) -> Array:
+    """The gradient with respect to the triangle that an ``eigh`` reads."""
+    if lower:
+        return lower_triangle(gradient) + upper_triangle(gradient, strict=True).mT
+    return upper_triangle(gradient) + lower_triangle(gradient, strict=True).mT
+
+
+if EigvalshGrad is not None:
+
+    @register_stacked(EigvalshGrad)
+    def eigvalsh_grad_stacked(op, node, a, b, eigenvalues_gradient):
+        dtype = output_dtype(node)
+        eigenvalues, v = generalized_eigen(a.cast(dtype), b.cast(dtype), op.lower)
+        weights = eigenvalues_gradient.cast(dtype).unsqueeze([1])
+        a_gradient = (v * weights) @ v.mT
+        b_gradient = -(v * (weights * eigenvalues)) @ v.mT
+        return [
+            gradient_of_triangle(a_gradient, op.lower),
+            gradient_of_triangle(b_gradient, op.lower),
+        ]
+
+
+@register_stacked(Expm)
+def expm_stacked(op, node, a):
+    a = a.cast(float_output_dtype(node))
+    a = check_square(a, node.inputs[0], "expected a square matrix")
+    return [expm(a)]
+
+
+@register_stacked(BlockDiagonal)
+def block_diagonal_stacked(op, node, *matrices):
+    dtype = output_dtype(node)
+    matrices = [matrix.cast(dtype) for matrix in matrices]
+    widths = [matrix.shape(2, 3) for matrix in matrices]
+    total = widths[0]
+    for width in widths[1:]:
+        total = total + width
+    rows, left = [], total.indices([0])
+    for matrix, width in zip(matrices, widths, strict=True):
+        height = matrix.shape(1, 2)
+        right = total - left - width
+        padded = [
+            matrix.full(0, [height, left]),
+            matrix,
+            matrix.full(0, [height, right]),
+        ]
+        rows.append(concat(padded, axis=2))
+        left = left + width
+    return [concat(rows, axis=1)]
