@@ -175,3 +175,39 @@ def test_graph_as_default_c_mode_leaves_it():
     ]
     fn = pytensor.function([x, n], outputs, mode="FAST_RUN")
     compare_converted_graph(fn, [rng.normal(size=(3, 2)), np.array(4)])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "bool"])
+@pytest.mark.parametrize(
+    "n, m, k", [(3, 3, 0), (2, 4, 1), (4, 2, -1), (3, 5, 7), (0, 3, 0)]
+)
+def test_eye(n, m, k, dtype):
+    n_var, m_var, k_var = pt.lscalar("n"), pt.lscalar("m"), pt.lscalar("k")
+    compare_onnx_and_py(
+        [n_var, m_var, k_var],
+        [pt.eye(n_var, m_var, k_var, dtype=dtype)],
+        [np.int64(n), np.int64(m), np.int64(k)],
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool"])
+@pytest.mark.parametrize(
+    "shape, offset, axis1, axis2",
+    [
+        ((3, 3), 0, 0, 1),
+        ((3, 5), 2, 0, 1),
+        ((5, 3), -2, 0, 1),
+        ((3, 4), 9, 0, 1),
+        ((2, 3, 4), 1, 2, 0),
+        ((2, 3, 4), -1, 1, 2),
+        ((0, 3, 4), 0, 1, 2),
+        ((3, 0), 0, 0, 1),
+    ],
+)
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+def test_extract_diag(shape, offset, axis1, axis2, dtype, static):
+    x = pt.tensor("x", shape=shape if static else (None,) * len(shape), dtype=dtype)
+    value = (np.arange(np.prod(shape)).reshape(shape) % 7).astype(dtype)
+    compare_onnx_and_py(
+        [x], [pt.diagonal(x, offset=offset, axis1=axis1, axis2=axis2)], [value]
+    )

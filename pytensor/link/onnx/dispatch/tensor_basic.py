@@ -4,6 +4,8 @@ from pytensor.tensor.basic import (
     Alloc,
     AllocEmpty,
     ARange,
+    ExtractDiag,
+    Eye,
     Join,
     MakeVector,
     ScalarFromTensor,
@@ -12,7 +14,7 @@ from pytensor.tensor.basic import (
 )
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import int64_constant
+from pytensor.link.onnx.dispatch.shape import dim_size, int64_constant
 
 
 def stack_scalars(builder, names, variables, dtype, hint):
@@ -107,3 +109,63 @@ def onnx_funcify_ARange(op, node, builder, inputs, **kwargs):
     ]
     values = builder.add("Range", bounds, hint="arange")
     return [builder.cast(values, compute, op.dtype)]
+
+
+def scalar_int64(builder, name, dtype):
+    return builder.cast(name, dtype, "int64")
+
+
+@onnx_funcify.register(Eye)
+def onnx_funcify_Eye(op, node, builder, inputs, **kwargs):
+    n, m, k = (
+        scalar_int64(builder, name, var.type.dtype)
+        for name, var in zip(inputs, node.inputs, strict=True)
+    )
+    zero, one = builder.constant(0, "int64"), builder.constant(1, "int64")
+    rows = builder.add("Range", [zero, n, one], hint="rows")
+    columns = builder.add("Range", [zero, m, one], hint="columns")
+    shifted_rows = builder.add(
+        "Unsqueeze", [builder.add("Add", [rows, k]), int64_constant(builder, [1])]
+    )
+    on_diagonal = builder.add("Equal", [shifted_rows, columns], hint="on_diagonal")
+    return [builder.cast(on_diagonal, "bool", op.dtype)]
+
+
+@onnx_funcify.register(ExtractDiag)
+def onnx_funcify_ExtractDiag(op, node, builder, inputs, **kwargs):
+    # The diagonal, moved to the last axis, is gathered from the two axes
+    # flattened into one: element (i + row_start, i + column_start).
+    [x] = inputs
+    ndim = node.inputs[0].type.ndim
+    batch_axes = [a for a in range(ndim) if a not in (op.axis1, op.axis2)]
+    x = builder.add("Transpose", [x], perm=[*batch_axes, op.axis1, op.axis2])
+    n_rows, n_columns = dim_size(builder, x, ndim - 2), dim_size(builder, x, ndim - 1)
+    row_start, column_start = (0, op.offset) if op.offset >= 0 else (-op.offset, 0)
+    available = builder.add(
+        "Min",
+        [
+            builder.add("Sub", [n_rows, int64_constant(builder, [row_start])]),
+            builder.add("Sub", [n_columns, int64_constant(builder, [column_start])]),
+        ],
+    )
+    length = builder.add("Max", [available, int64_constant(builder, [0])])
+    steps = builder.add(
+        "Range",
+        [
+            builder.constant(0, "int64"),
+            builder.add("Squeeze", [length, int64_constant(builder, [0])]),
+            builder.constant(1, "int64"),
+        ],
+        hint="steps",
+    )
+    rows = builder.add("Add", [steps, builder.constant(row_start, "int64")])
+    columns = builder.add("Add", [steps, builder.constant(column_start, "int64")])
+    flat_index = builder.add(
+        "Add", [builder.add("Mul", [rows, n_columns]), columns], hint="flat_index"
+    )
+    batch_shape = builder.add("Shape", [x], end=ndim - 2, hint="batch_shape")
+    flat_shape = builder.add(
+        "Concat", [batch_shape, builder.add("Mul", [n_rows, n_columns])], axis=0
+    )
+    flat = builder.add("Reshape", [x, flat_shape], allowzero=1)
+    return [builder.add("Gather", [flat, flat_index], axis=ndim - 2, hint="diagonal")]
