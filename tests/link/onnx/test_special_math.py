@@ -321,8 +321,8 @@ def von_mises_logp(value, mu, kappa):
 
 def test_log_densities_and_gradients_as_pymc_builds_them():
     # Poisson and Gamma log-densities and their gradients (psi, and tri_gamma
-    # in the second derivative), von Mises' (i0, i1), all fused into
-    # Composites by the default rewrites.
+    # in the second derivative) and von Mises' (i0, i1), as the default
+    # rewrites leave them.
     value, alpha, beta, mu, kappa = pt.dvectors("value", "alpha", "beta", "mu", "kappa")
     counts = pt.dvector("counts")
     poisson = poisson_logp(counts, mu).sum()

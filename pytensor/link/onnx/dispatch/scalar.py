@@ -211,8 +211,6 @@ UNARY = {
     ps.Log: "Log",
     ps.Sqrt: "Sqrt",
     ps.Reciprocal: "Reciprocal",
-    ps.Sin: "Sin",
-    ps.Cos: "Cos",
     ps.Tanh: "Tanh",
     ps.Sign: "Sign",
     ps.RoundHalfToEven: "Round",
@@ -223,8 +221,6 @@ UNARY = {
 @onnx_funcify.register(ps.Log)
 @onnx_funcify.register(ps.Sqrt)
 @onnx_funcify.register(ps.Reciprocal)
-@onnx_funcify.register(ps.Sin)
-@onnx_funcify.register(ps.Cos)
 @onnx_funcify.register(ps.Tanh)
 @onnx_funcify.register(ps.Sign)
 @onnx_funcify.register(ps.RoundHalfToEven)

@@ -1,0 +1,158 @@
+"""The browser demo (examples/onnx_demo) in headless Chromium.
+
+Trains both models for two epochs, serves the page on a free port of
+127.0.0.1 and drives it with Playwright: the page's own inference code must
+give onnxruntime's probabilities, drawing must produce predictions and the
+benchmark must report latencies. Needs the ``demo`` extra (Playwright,
+scikit-learn), ``npm ci`` in examples/onnx_demo and Debian's ``chromium``:
+outside CI the test is skipped without them, under ``CI=true`` it fails.
+"""
+
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+pytestmark = pytest.mark.slow
+
+DEMO = Path(__file__).parents[3] / "examples" / "onnx_demo"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def missing_requirements():
+    missing = []
+    for module in ("playwright", "sklearn"):
+        if importlib.util.find_spec(module) is None:
+            missing.append(f"the Python package {module} (pip install -e '.[demo]')")
+    if not Path(CHROMIUM).is_file() and shutil.which("chromium") is None:
+        missing.append("Chromium (apt-get install chromium)")
+    if not (DEMO / "node_modules" / "onnxruntime-web" / "dist").is_dir():
+        missing.append(f"onnxruntime-web (npm ci in {DEMO})")
+    return missing
+
+
+def require_demo_dependencies():
+    missing = missing_requirements()
+    if not missing:
+        return
+    message = "the browser demo test needs " + "; ".join(missing)
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message + " (CI=true: installing them is .ci/run's job)")
+    pytest.skip(message)
+
+
+def import_demo_module(name):
+    spec = importlib.util.spec_from_file_location(
+        f"onnx_demo_{name}", DEMO / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory):
+    require_demo_dependencies()
+    train = import_demo_module("train")
+    output = tmp_path_factory.mktemp("onnx_demo_models")
+    info = train.main(output, epochs={"mlp": 2, "cnn": 2})
+    assert set(info) == {"mlp", "cnn"}
+    return output
+
+
+@pytest.fixture(scope="module")
+def page(models_dir):
+    from playwright.sync_api import sync_playwright
+
+    serve = import_demo_module("serve")
+    server = serve.serve_in_thread(models_dir)
+    port = server.server_address[1]
+    errors = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
+            page = browser.new_page(viewport={"width": 1100, "height": 1100})
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_function(
+                "document.body.dataset.ready !== undefined", timeout=60_000
+            )
+            assert page.evaluate("document.body.dataset.ready") == "true", (
+                page.inner_text("#status"),
+                errors,
+            )
+            yield page
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not errors
+
+
+def test_page_probabilities_equal_onnxruntime(page, models_dir):
+    import json
+
+    import onnxruntime as ort
+
+    testset = json.loads((models_dir / "testset.json").read_text())
+    images = testset["images"][:40]
+    for name in ("mlp", "cnn"):
+        in_browser = np.array(
+            page.evaluate(
+                "([name, images]) => demo.predict(name, images)", [name, images]
+            )
+        )
+        session = ort.InferenceSession(
+            models_dir / f"{name}.onnx", providers=["CPUExecutionProvider"]
+        )
+        [native] = session.run(
+            None, {"images": np.array(images, dtype="float32").reshape(-1, 8, 8)}
+        )
+        np.testing.assert_allclose(in_browser, native, rtol=0, atol=1e-5)
+
+
+def test_drawing_a_stroke_gives_predictions(page):
+    page.evaluate("demo.clearPad()")
+    box = page.locator("#pad").bounding_box()
+    x0, y0 = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.15
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    for step in range(1, 11):
+        page.mouse.move(x0, y0 + step * box["height"] * 0.07)
+    page.mouse.up()
+    page.wait_for_selector("#predictions [data-model='cnn'] .guess")
+    guesses = page.locator("#predictions .guess").all_inner_texts()
+    assert len(guesses) == 2
+    assert all(guess in "0123456789" for guess in guesses)
+    seen = page.evaluate("demo.drawingAsDigit()")
+    assert len(seen) == 64
+    assert max(seen) <= 16 and min(seen) >= 0 and sum(seen) > 0
+
+
+def test_test_digits_and_benchmark_are_reported(page):
+    page.click("#random")
+    page.wait_for_selector("#samples .sample")
+    assert page.locator("#samples .sample").count() == 8
+    results = page.evaluate("demo.benchmark(20, 5)")
+    for name in ("mlp", "cnn"):
+        assert 0 < results[name]["median_ms"] <= results[name]["p95_ms"]
+    assert page.locator("#latency tbody tr").count() == 2
+    assert "KiB" in page.inner_text("#metadata")
+    page.locator("#pad").scroll_into_view_if_needed()
+    page.screenshot(path=DEMO / "screenshot.png", full_page=True)
