@@ -12,7 +12,12 @@ from pytensor.link.onnx import ONNXLinker
 
 
 onnx_mode = get_mode("ONNX")
+no_rewrites = Mode(ONNXLinker(), None)
 py_mode = Mode(linker="py", optimizer=None)
+
+FLOAT_DTYPES = ("float64", "float32")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
 
 DEFAULT_RTOL = {"float16": 1e-3, "float32": 1e-5, "float64": 1e-12}
 

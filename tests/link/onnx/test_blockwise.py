@@ -3,7 +3,6 @@ import pytensor.tensor as pt
 import pytest
 from hypothesis import given, settings
 from hypothesis.extra import numpy as hnp
-from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.graph.replace import vectorize_graph
@@ -12,12 +11,10 @@ from pytensor.tensor.extra_ops import CumOp
 from pytensor.tensor.math import Max
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
 from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.test_basic import compare_onnx_and_py
+from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites
 
 
-no_rewrites = Mode(ONNXLinker(), None)
 rng = np.random.default_rng(7)
 
 

@@ -2,20 +2,17 @@ import numpy as np
 import pytensor.tensor as pt
 import pytest
 from pytensor.compile.builders import OpFromGraph
-from pytensor.compile.mode import Mode
 from pytensor.compile.sharedvalue import shared
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.test_basic import compare_onnx_and_py, onnx_mode
+from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites, onnx_mode
 
 
-rewrites_off = Mode(ONNXLinker(), None)
 MODES = [
     pytest.param(onnx_mode, id="default_rewrites"),
-    pytest.param(rewrites_off, id="rewrites_off"),
+    pytest.param(no_rewrites, id="no_rewrites"),
 ]
 
 
@@ -61,7 +58,7 @@ def test_constant_output():
     a = pt.vector("a")
     op = OpFromGraph([a], [a + 1, pt.constant(np.arange(3.0))])
     x = pt.vector("x")
-    compare_onnx_and_py([x], op(x), [np.ones(2)], onnx_mode=rewrites_off)
+    compare_onnx_and_py([x], op(x), [np.ones(2)], onnx_mode=no_rewrites)
 
 
 def test_scan_inside():
@@ -74,7 +71,7 @@ def test_scan_inside():
     )
     op = OpFromGraph([s], [totals])
     x = pt.vector("x")
-    compare_onnx_and_py([x], [op(x)], [np.arange(4.0)], onnx_mode=rewrites_off)
+    compare_onnx_and_py([x], [op(x)], [np.arange(4.0)], onnx_mode=no_rewrites)
 
 
 def test_gradient_of_an_op_from_graph():
@@ -86,7 +83,7 @@ def test_gradient_of_an_op_from_graph():
         [x, y],
         pytensor.grad(cost, [x, y]),
         [np.linspace(-1, 1, 3), np.array([1.0, 2.0, 3.0])],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 
@@ -104,4 +101,4 @@ def test_inner_op_without_converter_is_named():
     with pytest.raises(
         NotImplementedError, match=r"(?s)OpFromGraph.*inner graph.*Mystery"
     ):
-        pytensor.function([x], op(x), mode=rewrites_off)
+        pytensor.function([x], op(x), mode=no_rewrites)

@@ -1,15 +1,16 @@
 import numpy as np
 import pytensor.tensor as pt
 import pytest
-from pytensor.compile.mode import Mode
 from pytensor.tensor.einsum import Einsum
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.test_basic import assert_same_values, compare_onnx_and_py
+from tests.link.onnx.test_basic import (
+    assert_same_values,
+    compare_onnx_and_py,
+    no_rewrites,
+)
 
 
-no_rewrites = Mode(ONNXLinker(), None)
 rng = np.random.default_rng(3)
 
 

@@ -10,24 +10,16 @@ from pytensor.compile.mode import Mode
 from pytensor.tensor import extra_ops
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.test_basic import assert_same_values, compare_onnx_and_py
+from tests.link.onnx.test_basic import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    assert_same_values,
+    compare_onnx_and_py,
+    no_rewrites,
+)
 
 
-FLOAT_DTYPES = ["float64", "float32"]
-INT_DTYPES = [
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-]
-ALL_DTYPES = [*FLOAT_DTYPES, *INT_DTYPES, "bool"]
 SHAPE = (3, 4, 5)
-rewrites_off = Mode(ONNXLinker(), None)
 
 rng = np.random.default_rng(7)
 
@@ -135,7 +127,7 @@ def test_cumulative_ops_rewrites_off():
         [x],
         [pt.cumsum(x, axis=0), pt.cumprod(x, axis=1), pt.cumsum(x)],
         [random_values((4, 6), "float32")],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 
@@ -248,7 +240,7 @@ def test_repeat_rewrites_off():
         [x, c],
         [pt.repeat(x, c, axis=1)],
         [random_values((2, 3), "float64"), np.array([2, 0, 1])],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 
@@ -321,7 +313,7 @@ def test_unique_rewrites_off():
         [x],
         unique_outputs(x, None, FLAGS[-1]),
         [values_with_duplicates((20,), "float64")],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 
@@ -387,7 +379,7 @@ def test_searchsorted_with_sorter_input(side):
             np.array([-1.0, 0.0, 2.5, 3.0, 7.0]),
             np.argsort(values).astype("int32"),
         ],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 
@@ -427,7 +419,7 @@ def test_fill_diagonal_upcasts_the_value_and_checks_the_shape():
         [a, value],
         [extra_ops.fill_diagonal(a, value)],
         [random_values((2, 2, 2), "float64"), 7],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
     fn = pytensor.function([a, value], extra_ops.fill_diagonal(a, value), mode="ONNX")
     with pytest.raises(ValueError, match="equal length"):
@@ -476,7 +468,7 @@ def test_bartlett_and_fill_diagonal_offset_rewrites_off():
         [m, a, offset],
         [extra_ops.bartlett(m), extra_ops.fill_diagonal_offset(a, m, offset)],
         [7, random_values((3, 4), "int64"), -1],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 
@@ -550,7 +542,7 @@ def test_ravel_and_unravel_rewrites_off():
         [i, j],
         [flat, *extra_ops.unravel_index(flat, (3, 5), order="F")],
         [np.array([0, 2, 5]), np.array([-1, 4, 3])],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 
@@ -586,7 +578,7 @@ def test_cpu_contiguous_is_the_identity():
         [x],
         [extra_ops.cpu_contiguous(x.T) * 2],
         [random_values((2, 3), "float64")],
-        onnx_mode=rewrites_off,
+        onnx_mode=no_rewrites,
     )
 
 

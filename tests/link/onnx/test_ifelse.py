@@ -1,18 +1,15 @@
 import numpy as np
 import pytensor.tensor as pt
 import pytest
-from pytensor.compile.mode import Mode
 from pytensor.ifelse import ifelse
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.test_basic import compare_onnx_and_py, onnx_mode
+from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites, onnx_mode
 
 
-rewrites_off = Mode(ONNXLinker(), None)
 MODES = [
     pytest.param(onnx_mode, id="default_rewrites"),
-    pytest.param(rewrites_off, id="rewrites_off"),
+    pytest.param(no_rewrites, id="no_rewrites"),
 ]
 
 

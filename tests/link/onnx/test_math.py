@@ -9,22 +9,14 @@ from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import ProdWithoutZeros
 
 import pytensor
-from tests.link.onnx.test_basic import compare_onnx_and_py
+from tests.link.onnx.test_basic import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    compare_onnx_and_py,
+)
 from tests.link.onnx.test_blas import compare_converted_graph
 
 
-FLOAT_DTYPES = ["float64", "float32"]
-INT_DTYPES = [
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-]
-ALL_DTYPES = [*FLOAT_DTYPES, *INT_DTYPES, "bool"]
 AXES = [None, 0, 1, -1, (0, 2), (2, 1), ()]
 SHAPE = (2, 3, 4)
 

@@ -16,13 +16,13 @@ from pytensor.link.onnx import ONNXLinker
 from tests.link.onnx.test_basic import (
     assert_same_values,
     compare_onnx_and_py,
+    no_rewrites,
     py_mode,
 )
 
 
 # Converts every Op exactly as the test builds it
-direct_mode = Mode(ONNXLinker(), None)
-compare_direct = partial(compare_onnx_and_py, onnx_mode=direct_mode)
+compare_direct = partial(compare_onnx_and_py, onnx_mode=no_rewrites)
 
 FLOATS = ("float64", "float32")
 SIGNED = ("int8", "int16", "int32", "int64")
@@ -227,7 +227,7 @@ def test_bitwise_op_with_float_result_dtype_is_rejected():
     x = pt.vector("x", dtype="int8")
     y = pt.vector("y", dtype="uint64")
     with pytest.raises(NotImplementedError, match="common integer dtype"):
-        pytensor.function([x, y], x | y, mode=direct_mode)
+        pytensor.function([x, y], x | y, mode=no_rewrites)
 
 
 def representable_values(from_dtype, to_dtype):
@@ -255,7 +255,7 @@ def test_cast(from_dtype):
 
 def test_cast_wraps_out_of_range_integers():
     x = pt.vector("x", dtype="int64")
-    fn = pytensor.function([x], pt.cast(x, "int8"), mode=direct_mode)
+    fn = pytensor.function([x], pt.cast(x, "int8"), mode=no_rewrites)
     values = np.array([300, -129, 2**40 + 5], dtype="int64")
     np.testing.assert_array_equal(fn(values), values.astype("int8"))
 
@@ -310,7 +310,7 @@ def test_clip_follows_pytensor_comparisons(dtype):
 def test_switch_keeps_negative_zero():
     cond = pt.vector("cond", dtype="bool")
     x = pt.vector("x")
-    fn = pytensor.function([cond, x], pt.switch(cond, x, 1.0), mode=direct_mode)
+    fn = pytensor.function([cond, x], pt.switch(cond, x, 1.0), mode=no_rewrites)
     assert np.signbit(fn(np.array([True]), np.array([-0.0]))).all()
 
 
@@ -406,7 +406,7 @@ def test_log2_log10_accuracy(op, dtype):
     assert ulps.max() <= (3 if dtype == "float64" else 5)
 
 
-@pytest.mark.parametrize("mode", [direct_mode, "ONNX"])
+@pytest.mark.parametrize("mode", [no_rewrites, "ONNX"])
 def test_integer_pow_is_exact_where_onnxruntime_pow_is_not(mode):
     # onnxruntime's integer Pow goes through double: 3**39 would be off by 11
     x = pt.vector("x", dtype="int64")
@@ -544,7 +544,7 @@ def test_nested_composite():
     x_value = np.array([[0.5], [-2.0]])
     y_value = np.array([[-7], [8]], dtype="int8")
     z_value = np.array([[1.0, 2.0, -0.5]], dtype="float32")
-    fn = pytensor.function([x, y, z], Elemwise(outer)(x, y, z), mode=direct_mode)
+    fn = pytensor.function([x, y, z], Elemwise(outer)(x, y, z), mode=no_rewrites)
     # PyTensor's Python implementation of a multi-output Composite nested in
     # a Composite returns the last inner output for all of them (its C and
     # Numba backends agree with this expected value).

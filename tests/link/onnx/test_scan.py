@@ -6,7 +6,6 @@ import pytensor.tensor as pt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pytensor.compile.mode import Mode
 from pytensor.compile.sharedvalue import shared
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
@@ -15,19 +14,18 @@ from pytensor.raise_op import Assert
 from pytensor.scan.utils import until
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
 from tests.link.onnx.test_basic import (
     assert_same_values,
     compare_onnx_and_py,
+    no_rewrites,
     onnx_mode,
     py_mode,
 )
 
 
-rewrites_off = Mode(ONNXLinker(), None)
 MODES = [
     pytest.param(onnx_mode, id="default_rewrites"),
-    pytest.param(rewrites_off, id="rewrites_off"),
+    pytest.param(no_rewrites, id="no_rewrites"),
 ]
 
 

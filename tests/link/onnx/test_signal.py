@@ -2,16 +2,17 @@ import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
 import pytest
-from pytensor.compile.mode import Mode
 from pytensor.tensor.signal.conv import Convolve1d
 from pytensor.tensor.special import softmax
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.test_basic import assert_same_values, compare_onnx_and_py
+from tests.link.onnx.test_basic import (
+    assert_same_values,
+    compare_onnx_and_py,
+    no_rewrites,
+)
 
 
-no_rewrites = Mode(ONNXLinker(), None)
 rng = np.random.default_rng(11)
 
 

@@ -15,16 +15,16 @@ import pytensor.tensor as pt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pytensor.compile.mode import Mode, get_mode
+from pytensor.compile.mode import get_mode
 from pytensor.tensor.basic import ExtractDiag, Eye
 from pytensor.tensor.type_other import NoneConst
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
 from pytensor.link.onnx.dispatch import onnx_funcify
 from tests.link.onnx.test_basic import (
     assert_same_values,
     compare_onnx_and_py,
+    no_rewrites,
     py_mode,
 )
 
@@ -40,10 +40,9 @@ RTOL = {"float64": 1e-8, "float32": 1e-4}
 SIZES = [0, 1, 2, 3, 5, 12]
 PYTENSOR_2 = pytensor.__version__.startswith("2.")
 onnx_mode = get_mode("ONNX")
-rewrites_off = Mode(ONNXLinker(), None)
 MODES = [
     pytest.param(onnx_mode, id="rewrites"),
-    pytest.param(rewrites_off, id="rewrites_off"),
+    pytest.param(no_rewrites, id="no_rewrites"),
 ]
 
 rng = np.random.default_rng(20240607)
@@ -265,7 +264,7 @@ def matrix_to_solve(assume_a, lower, n, mode):
     """
     if assume_a in ("sym", "her", "pos"):
         a = symmetric_matrix(n, positive=assume_a == "pos")
-        return with_unused_triangle(a, lower) if mode is rewrites_off else a
+        return with_unused_triangle(a, lower) if mode is no_rewrites else a
     if assume_a == "tridiagonal":
         # dominant tridiagonal band, garbage outside of it
         return well_conditioned(n) + 4 * np.eye(n)
@@ -443,7 +442,7 @@ def test_eigvalsh(lower, dtype):
     w = pt.linalg.eigvalsh(a, NoneConst if PYTENSOR_2 else None, lower=lower)
     sizes = [*SIZES, 50] if dtype == "float64" else SIZES
     cases = [[with_unused_triangle(symmetric_matrix(n, dtype), lower)] for n in sizes]
-    compare_for_each([a], w, cases, onnx_mode=rewrites_off)
+    compare_for_each([a], w, cases, onnx_mode=no_rewrites)
 
 
 @pytest.mark.parametrize("lower", [True, False])
@@ -618,7 +617,7 @@ def test_gradients_of_cholesky_and_lu_factor(mode):
                 strict=True,
             ),
         ),
-        pytest.param(rewrites_off, id="rewrites_off"),
+        pytest.param(no_rewrites, id="no_rewrites"),
     ],
 )
 @pytest.mark.parametrize("lower", [True, False])

@@ -6,25 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from pytensor.compile.mode import Mode
 
 import pytensor
-from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.test_basic import compare_onnx_and_py
+from tests.link.onnx.test_basic import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    compare_onnx_and_py,
+    no_rewrites,
+)
 
 
-FLOAT_DTYPES = ["float64", "float32"]
-INT_DTYPES = [
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-]
-ALL_DTYPES = [*FLOAT_DTYPES, *INT_DTYPES, "bool"]
 SHAPE = (3, 4, 5)
 
 rng = np.random.default_rng(2024)
@@ -101,7 +92,7 @@ def test_rewrites_off():
         [x],
         [pt.sort(x), pt.argsort(x, axis=0, kind="stable")],
         [values],
-        onnx_mode=Mode(ONNXLinker(), None),
+        onnx_mode=no_rewrites,
     )
 
 

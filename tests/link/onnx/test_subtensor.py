@@ -14,10 +14,9 @@ from pytensor.tensor.subtensor import AdvancedIncSubtensor1
 import pytensor
 from pytensor.link.onnx import ONNXLinker
 from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.test_basic import compare_onnx_and_py, py_mode
+from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites, py_mode
 
 
-no_rewrites = Mode(ONNXLinker(), None)
 MODES = pytest.mark.parametrize(
     "mode", ["ONNX", no_rewrites], ids=["rewritten", "as_built"]
 )
