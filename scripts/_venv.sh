@@ -1,6 +1,6 @@
 # Sourced by run_tests.sh and run_example.sh. Creates (or reuses, when up to
 # date) the virtualenv .venv-<PyTensor version> at the repository root with
-# this package installed in editable mode, its test/docs/lint extras, the
+# this package installed in editable mode, its test/docs/lint/demo extras, the
 # pinned PyTensor and the onnx/onnxruntime of constraints.txt, then puts the
 # virtualenv first on PATH.
 #
@@ -39,7 +39,7 @@ if [ "$(cat "$VENV/.install-stamp" 2>/dev/null)" != "$stamp" ]; then
     fi
     "$VENV/bin/python" -m pip install --quiet \
         --constraint "$REPO_ROOT/scripts/constraints.txt" \
-        -e "$REPO_ROOT[test,docs,lint]" "pytensor==$PYTENSOR_VERSION"
+        -e "$REPO_ROOT[test,docs,lint,demo]" "pytensor==$PYTENSOR_VERSION"
     echo "$stamp" >"$VENV/.install-stamp"
 fi
 exec {venv_lock}<&-
