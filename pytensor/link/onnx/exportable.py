@@ -8,6 +8,7 @@ import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
 from pytensor.compile import builders
+from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.mode import get_mode
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
@@ -214,7 +215,18 @@ def rebuild(outputs, memo, convert_op, convert_constant, convert_output):
         try:
             new_outputs = op(*new_inputs, return_list=True)
         except Exception as err:
-            raise RebuildError(node, err) from err
+            if not isinstance(node.op, OpFromGraph):
+                raise RebuildError(node, err) from err
+            # An inner graph typed for the old inputs (e.g. Numba's
+            # BlockwiseWithCoreShape) is inlined and rebuilt instead
+            inner_memo = dict(zip(node.op.inner_inputs, new_inputs, strict=True))
+            new_outputs = rebuild(
+                node.op.inner_outputs,
+                inner_memo,
+                convert_op,
+                convert_constant,
+                convert_output,
+            )
         for old, new in zip(node.outputs, new_outputs, strict=True):
             new = convert_output(new)
             new.name = old.name

@@ -882,3 +882,21 @@ def test_models_agree_in_onnxruntime_and_reference_evaluator(name):
         run_model(model, feeds), ReferenceEvaluator(model).run(None, feeds), strict=True
     ):
         assert_same_values(ort_value, reference_value, rtol=1e-6)
+
+
+def test_float32_export_of_a_default_mode_convolution():
+    # The default (Numba) mode wraps Blockwise Ops in an OpFromGraph whose inner
+    # graph is typed float64: the float32 rebuild must inline it.
+    x = pt.tensor("x", shape=(None, 1, 8, 8))
+    kernels = pytensor.shared(
+        np.random.default_rng(0).normal(size=(4, 1, 3, 3)), name="kernels"
+    )
+    y = pt.signal.convolve2d(x[:, None], kernels[None], mode="valid")
+    y.name = "y"
+    fn = pytensor.function([x], y)
+    model = export_onnx(fn, dtype="float32", verify=True)
+    images = np.random.default_rng(1).normal(size=(5, 1, 8, 8))
+    session = ort.InferenceSession(model.SerializeToString())
+    [out] = session.run(None, {"x": images.astype("float32")})
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, fn(images), rtol=1e-5, atol=1e-5)
