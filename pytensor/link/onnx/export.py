@@ -692,4 +692,10 @@ def name_output_dims(model, skeleton, static_dims_relaxed: bool):
             if dim.HasField("dim_value"):
                 declared.dim_value = dim.dim_value
             else:
-                declared.dim_param = dim.dim_param or f"{info.name}_dim{axis}"
+                # shape inference names dims it cannot relate "unk__<n>"
+                inferred_name = dim.dim_param.removeprefix("unk__") != dim.dim_param
+                declared.dim_param = (
+                    dim.dim_param
+                    if dim.dim_param and not inferred_name
+                    else f"{info.name}_dim{axis}"
+                )

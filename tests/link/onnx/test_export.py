@@ -900,3 +900,12 @@ def test_float32_export_of_a_default_mode_convolution():
     [out] = session.run(None, {"x": images.astype("float32")})
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, fn(images), rtol=1e-5, atol=1e-5)
+
+
+def test_output_dims_shape_inference_cannot_relate_get_readable_names():
+    x = pt.tensor("x", shape=(None, 1, 8, 8))
+    y = pt.signal.convolve2d(x[:, None], np.ones((4, 1, 3, 3))[None], mode="valid")
+    y.name = "y"
+    model = export_onnx((([x], [y])), dims={"x": ("batch", 1, 8, 8)})
+    dims = [d.dim_param for d in model.graph.output[0].type.tensor_type.shape.dim]
+    assert not any(name.startswith("unk__") for name in dims), dims
