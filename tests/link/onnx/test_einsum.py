@@ -6,36 +6,14 @@ from pytensor.tensor.einsum import Einsum
 import pytensor
 from tests.link.onnx.test_basic import (
     assert_same_values,
+    assert_sums_close,
     compare_onnx_and_py,
     no_rewrites,
+    random_values,
 )
 
 
 rng = np.random.default_rng(3)
-
-
-@pytest.fixture(autouse=True)
-def python_inner_graphs():
-    """Run the inner graphs of the reference ``OpFromGraph``s with the Python VM.
-
-    Their default mode compiles them with Numba, for seconds per graph.
-    """
-    with pytensor.config.change_flags(mode="FAST_COMPILE"):
-        yield
-
-
-def random(shape, dtype):
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if np.dtype(dtype).kind in "iu":
-        return rng.integers(0, 50, shape).astype(dtype)
-    return rng.normal(size=shape).astype(dtype)
-
-
-def assert_sums_close(onnx_value, py_value):
-    # ONNX Einsum and PyTensor's dots sum in different orders
-    atol = {"float32": 1e-5, "float64": 1e-14}.get(np.asarray(py_value).dtype.name, 0)
-    assert_same_values(onnx_value, py_value, atol=atol)
 
 
 SUBSCRIPTS = [
@@ -70,7 +48,7 @@ def test_einsum(subscripts, shapes, dtype):
     compare_onnx_and_py(
         operands,
         out,
-        [random(shape, dtype) for shape in shapes],
+        [random_values(rng, shape, dtype) for shape in shapes],
         assert_fn=assert_sums_close,
         onnx_mode=no_rewrites,
     )
@@ -95,7 +73,7 @@ def test_einsum_mixed_dtypes():
     compare_onnx_and_py(
         [x, y],
         pt.einsum("ij,jk->ik", x, y),
-        [random((2, 3), "float32"), random((3, 4), "int64")],
+        [random_values(rng, (2, 3), "float32"), random_values(rng, (3, 4), "int64")],
         assert_fn=assert_sums_close,
         onnx_mode=no_rewrites,
     )
@@ -107,7 +85,7 @@ def test_einsum_broadcastable_dims():
     compare_onnx_and_py(
         [x, y],
         [pt.einsum("ij,jk->ik", x, y), pt.einsum("ij,ij->ij", x, y.T)],
-        [random((4, 1), "float64"), random((3, 4), "float64")],
+        [random_values(rng, (4, 1), "float64"), random_values(rng, (3, 4), "float64")],
         onnx_mode=no_rewrites,
     )
 
@@ -125,7 +103,7 @@ def test_einsum_with_default_rewrites(static):
     fn, _ = compare_onnx_and_py(
         operands,
         out,
-        [random(shape, "float64") for shape in shapes],
+        [random_values(rng, shape, "float64") for shape in shapes],
         assert_fn=assert_sums_close,
     )
     has_einsum = any(
@@ -139,6 +117,9 @@ def test_einsum_in_a_larger_graph():
     w = pt.matrix("w")
     out = pt.exp(pt.einsum("bij,jk->bik", x, w)).sum(axis=-1)
     fn = pytensor.function([x, w], out, mode="ONNX")
-    x_value, w_value = random((2, 3, 4), "float64"), random((4, 2), "float64")
+    x_value, w_value = (
+        random_values(rng, (2, 3, 4), "float64"),
+        random_values(rng, (4, 2), "float64"),
+    )
     expected = np.exp(np.einsum("bij,jk->bik", x_value, w_value)).sum(axis=-1)
     assert_same_values(fn(x_value, w_value), expected)

@@ -9,28 +9,11 @@ from tests.link.onnx.test_basic import (
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,
+    random_values,
 )
 
 
 rng = np.random.default_rng(5)
-
-
-@pytest.fixture(autouse=True)
-def python_inner_graphs():
-    """Run the inner graphs of the reference ``Pad`` Ops with the Python VM.
-
-    Their default mode compiles them with Numba, for seconds per graph.
-    """
-    with pytensor.config.change_flags(mode="FAST_COMPILE"):
-        yield
-
-
-def random(shape, dtype):
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if np.dtype(dtype).kind in "iu":
-        return rng.integers(0, 20, shape).astype(dtype)
-    return rng.normal(size=shape).astype(dtype)
 
 
 MODES = [
@@ -60,7 +43,9 @@ def test_pad(mode, kwargs, width):
     x = pt.matrix("x")
     out = pt.pad(x, width, mode=mode, **kwargs)
     assert isinstance(out.owner.op, Pad)
-    compare_onnx_and_py([x], out, [random((3, 4), "float64")], onnx_mode=no_rewrites)
+    compare_onnx_and_py(
+        [x], out, [random_values(rng, (3, 4), "float64")], onnx_mode=no_rewrites
+    )
 
 
 @pytest.mark.parametrize("mode", ["wrap", "constant", "mean"])
@@ -71,7 +56,7 @@ def test_pad_keeps_or_sets_the_dtype(mode, dtype):
     compare_onnx_and_py(
         [x],
         pt.pad(x, ((1, 2), (0, 0), (3, 1)), mode=mode),
-        [random((2, 3, 2), dtype)],
+        [random_values(rng, (2, 3, 2), dtype)],
         onnx_mode=no_rewrites,
     )
 
@@ -95,7 +80,7 @@ def test_mirrored_pad_like_numpy(mode, dtype, shape, width):
     # PyTensor 3.0.7's own implementation does not pad such an axis at all.
     x = pt.tensor("x", dtype=dtype, shape=(None,) * len(shape))
     fn = pytensor.function([x], pt.pad(x, width, mode=mode), mode=no_rewrites)
-    value = random(shape, dtype)
+    value = random_values(rng, shape, dtype)
     assert_same_values(fn(value), np.pad(value, width, mode=mode))
 
 
@@ -112,7 +97,7 @@ def test_pad_symbolic_widths_and_values():
             pt.pad(x, widths, mode="maximum", stat_length=stat_length),
         ],
         [
-            random(5, "float64"),
+            random_values(rng, 5, "float64"),
             np.array([3, 6], dtype="int64"),
             np.array(-2.5),
             np.array(2, dtype="int32"),
@@ -139,7 +124,7 @@ def test_pad_with_default_rewrites():
         pt.pad(x, ((1, 2), (2, 0)), mode=mode) for mode in ("constant", "symmetric")
     ]
     padded.append(pt.pad(x * 2, 1, mode="linear_ramp", end_values=1.5).sum(axis=0))
-    fn, _ = compare_onnx_and_py([x], padded, [random((3, 4), "float64")])
+    fn, _ = compare_onnx_and_py([x], padded, [random_values(rng, (3, 4), "float64")])
     assert any(isinstance(node.op, Pad) for node in fn.maker.fgraph.apply_nodes)
 
 
@@ -172,5 +157,5 @@ def test_inlined_pad_graph(mode):
     compare_onnx_and_py(
         [x],
         inlined(pt.pad(x, ((1, 2), (3, 0)), mode=mode)),
-        [random((3, 4), "float64")],
+        [random_values(rng, (3, 4), "float64")],
     )

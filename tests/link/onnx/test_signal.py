@@ -8,37 +8,14 @@ from pytensor.tensor.special import softmax
 import pytensor
 from tests.link.onnx.test_basic import (
     assert_same_values,
+    assert_sums_close,
     compare_onnx_and_py,
     no_rewrites,
+    random_values,
 )
 
 
 rng = np.random.default_rng(11)
-
-
-@pytest.fixture(autouse=True)
-def python_inner_graphs():
-    """Run the inner graphs of the reference ``OpFromGraph``s with the Python VM.
-
-    Their default mode compiles them with Numba, for seconds per graph.
-    """
-    with pytensor.config.change_flags(mode="FAST_COMPILE"):
-        yield
-
-
-def random(shape, dtype):
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if np.dtype(dtype).kind in "iu":
-        return rng.integers(0, 100, shape).astype(dtype)
-    return rng.normal(size=shape).astype(dtype)
-
-
-def assert_sums_close(onnx_value, py_value):
-    # The products are summed in another order than SciPy's: values that
-    # cancel out to almost 0 may differ by a few ulp of the larger terms
-    atol = {"float32": 1e-5, "float64": 1e-14}.get(np.asarray(py_value).dtype.name, 0)
-    assert_same_values(onnx_value, py_value, atol=atol)
 
 
 @pytest.mark.parametrize("mode", ["full", "valid", "same"])
@@ -51,7 +28,7 @@ def test_convolve1d(mode, dtype):
     compare_onnx_and_py(
         [x, y],
         pt.signal.convolve1d(x, y, mode=mode),
-        [random(7, dtype), random(3, dtype)],
+        [random_values(rng, 7, dtype), random_values(rng, 3, dtype)],
         onnx_mode=no_rewrites,
     )
 
@@ -80,7 +57,10 @@ def test_convolve1d_shapes(mode, x_shape, y_shape, x_value, y_value):
     compare_onnx_and_py(
         [x, y],
         pt.signal.convolve1d(x, y, mode=mode),
-        [random(x_value, "float64"), random(y_value, "float64")],
+        [
+            random_values(rng, x_value, "float64"),
+            random_values(rng, y_value, "float64"),
+        ],
         onnx_mode=no_rewrites,
     )
 
@@ -92,12 +72,16 @@ def test_convolve1d_symbolic_mode():
     fn, _ = compare_onnx_and_py(
         [x, y, full],
         out,
-        [random(5, "float64"), random(3, "float64"), np.bool_(True)],
+        [
+            random_values(rng, 5, "float64"),
+            random_values(rng, 3, "float64"),
+            np.bool_(True),
+        ],
         onnx_mode=no_rewrites,
     )
     for args in [
-        (random(5, "float64"), random(3, "float64"), False),
-        (random(2, "float64"), random(4, "float64"), False),
+        (random_values(rng, 5, "float64"), random_values(rng, 3, "float64"), False),
+        (random_values(rng, 2, "float64"), random_values(rng, 4, "float64"), False),
     ]:
         assert_same_values(fn(*args), np.convolve(*args[:2], mode="valid"))
 
@@ -110,7 +94,7 @@ def test_convolve2d(mode, dtype):
     compare_onnx_and_py(
         [x, y],
         pt.signal.convolve2d(x, y, mode=mode),
-        [random((6, 5), dtype), random((3, 2), dtype)],
+        [random_values(rng, (6, 5), dtype), random_values(rng, (3, 2), dtype)],
         onnx_mode=no_rewrites,
     )
 
@@ -147,7 +131,7 @@ def test_batched_convolve2d(dtype, mode, x_shape, y_shape, x_value, y_value):
     compare_onnx_and_py(
         [x, y],
         pt.signal.convolve2d(x, y, mode=mode),
-        [random(x_value, dtype), random(y_value, dtype)],
+        [random_values(rng, x_value, dtype), random_values(rng, y_value, dtype)],
         assert_fn=assert_sums_close,
         onnx_mode=no_rewrites,
     )
@@ -160,7 +144,7 @@ def test_convolve2d_kernel_larger_than_image(mode):
     compare_onnx_and_py(
         [x, y],
         pt.signal.convolve2d(x, y, mode=mode),
-        [random((2, 3), "float64"), random((4, 5), "float64")],
+        [random_values(rng, (2, 3), "float64"), random_values(rng, (4, 5), "float64")],
         onnx_mode=no_rewrites,
     )
 
@@ -187,10 +171,10 @@ def test_convolve_with_default_rewrites():
             pt.signal.convolve2d(images, kernels, mode="valid").sum(axis=0),
         ],
         [
-            random((2, 6), "float64"),
-            random(3, "float64"),
-            random((4, 5, 5), "float64"),
-            random((1, 3, 3), "float64"),
+            random_values(rng, (2, 6), "float64"),
+            random_values(rng, 3, "float64"),
+            random_values(rng, (4, 5, 5), "float64"),
+            random_values(rng, (1, 3, 3), "float64"),
         ],
     )
 
@@ -210,12 +194,14 @@ def digits_cnn(images, kernels, weights):
 @pytest.mark.parametrize("mode", ["ONNX", no_rewrites], ids=["rewrites", "no_rewrites"])
 def test_digits_cnn_end_to_end(dtype, mode):
     images = pt.tensor("images", shape=(None, 1, 8, 8), dtype=dtype)
-    kernels = pytensor.shared(random((4, 1, 3, 3), dtype), name="kernels")
-    weights = pytensor.shared(random((4 * 3 * 3, 10), dtype) / 6, name="weights")
+    kernels = pytensor.shared(random_values(rng, (4, 1, 3, 3), dtype), name="kernels")
+    weights = pytensor.shared(
+        random_values(rng, (4 * 3 * 3, 10), dtype) / 6, name="weights"
+    )
     compare_onnx_and_py(
         [images],
         digits_cnn(images, kernels, weights),
-        [random((5, 1, 8, 8), dtype)],
+        [random_values(rng, (5, 1, 8, 8), dtype)],
         assert_fn=assert_sums_close,
         onnx_mode=mode,
     )
