@@ -211,3 +211,16 @@ def test_extract_diag(shape, offset, axis1, axis2, dtype, static):
     compare_onnx_and_py(
         [x], [pt.diagonal(x, offset=offset, axis1=axis1, axis2=axis2)], [value]
     )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint64", "bool"])
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 0, 3), (2, 3, 2)])
+def test_nonzero(shape, dtype):
+    x = pt.tensor("x", shape=(None,) * len(shape), dtype=dtype)
+    rng = np.random.default_rng(4)
+    value = np.where(rng.random(shape) < 0.5, 0, rng.integers(1, 5, shape)).astype(
+        dtype
+    )
+    if dtype.startswith("float") and value.size:
+        value.flat[0] = np.nan
+    compare_onnx_and_py([x], list(pt.nonzero(x)), [value])

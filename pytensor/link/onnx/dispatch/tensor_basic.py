@@ -8,6 +8,7 @@ from pytensor.tensor.basic import (
     Eye,
     Join,
     MakeVector,
+    Nonzero,
     ScalarFromTensor,
     Split,
     TensorFromScalar,
@@ -169,3 +170,19 @@ def onnx_funcify_ExtractDiag(op, node, builder, inputs, **kwargs):
     )
     flat = builder.add("Reshape", [x, flat_shape], allowzero=1)
     return [builder.add("Gather", [flat, flat_index], axis=ndim - 2, hint="diagonal")]
+
+
+@onnx_funcify.register(Nonzero)
+def onnx_funcify_Nonzero(op, node, builder, inputs, **kwargs):
+    [x] = inputs
+    is_nonzero = builder.cast(x, node.inputs[0].type.dtype, "bool")
+    positions = builder.add("NonZero", [is_nonzero], hint="nonzero")
+    return [
+        builder.add(
+            "Gather",
+            [positions, builder.constant(axis, "int64")],
+            axis=0,
+            hint="indices",
+        )
+        for axis in range(node.inputs[0].type.ndim)
+    ]
