@@ -36,6 +36,7 @@ from pytensor.link.onnx.dispatch.blockwise import (
     onnx_funcify_batched,
 )
 from pytensor.link.onnx.dispatch.shape import add_runtime_check
+from pytensor.link.onnx.dispatch.special import Value
 
 
 try:  # PyTensor >= 3
@@ -83,7 +84,7 @@ INT64_RESULTS = frozenset(("ArgMax", "Shape"))
 MAX_SWEEPS = 60
 
 
-class Array:
+class Array(Value):
     """An ONNX value whose Python operators add nodes, and its dtype.
 
     Comparisons give ``bool`` arrays; Python numbers mixed in become constants
@@ -92,54 +93,13 @@ class Array:
     ``(batch, 1, 1)``, so that they all broadcast against each other.
     """
 
-    __slots__ = ("builder", "dtype", "name")
+    __slots__ = ()
 
-    def __init__(self, builder, name: str, dtype: str):
-        self.builder = builder
-        self.name = name
-        self.dtype = dtype
-
-    def operand(self, operand) -> str:
-        if isinstance(operand, Array):
-            return operand.name
-        return self.builder.constant(operand, self.dtype)
-
-    def apply(self, op_type: str, *operands, dtype=None, **attributes) -> "Array":
-        """Add an ``op_type`` node of ``operands``, of ``dtype`` (by default
-        this array's, or bool for comparisons and logic, int64 for indices)."""
-        names = [self.operand(operand) for operand in operands]
-        if dtype is None:
-            dtype = "bool" if op_type in BOOL_RESULTS else self.dtype
-            dtype = "int64" if op_type in INT64_RESULTS else dtype
-        output = self.builder.add(op_type, names, **attributes)
-        return Array(self.builder, output, dtype)
-
-    def __add__(self, other):
-        return self.apply("Add", self, other)
-
-    def __radd__(self, other):
-        return self.apply("Add", other, self)
-
-    def __sub__(self, other):
-        return self.apply("Sub", self, other)
-
-    def __rsub__(self, other):
-        return self.apply("Sub", other, self)
-
-    def __mul__(self, other):
-        return self.apply("Mul", self, other)
-
-    def __rmul__(self, other):
-        return self.apply("Mul", other, self)
-
-    def __truediv__(self, other):
-        return self.apply("Div", self, other)
-
-    def __rtruediv__(self, other):
-        return self.apply("Div", other, self)
-
-    def __pow__(self, other):
-        return self.apply("Pow", self, other)
+    def result_dtype(self, op_type: str) -> str:
+        """bool for comparisons and logic, int64 for indices, else this dtype."""
+        if op_type in BOOL_RESULTS:
+            return "bool"
+        return "int64" if op_type in INT64_RESULTS else self.dtype
 
     def __mod__(self, other):
         return self.apply("Mod", self, other)
@@ -147,50 +107,11 @@ class Array:
     def __matmul__(self, other):
         return self.apply("MatMul", self, other)
 
-    def __neg__(self):
-        return self.apply("Neg", self)
-
-    def __abs__(self):
-        return self.apply("Abs", self)
-
-    def __lt__(self, other):
-        return self.apply("Less", self, other)
-
-    def __le__(self, other):
-        return self.apply("LessOrEqual", self, other)
-
-    def __gt__(self, other):
-        return self.apply("Greater", self, other)
-
-    def __ge__(self, other):
-        return self.apply("GreaterOrEqual", self, other)
-
-    def eq(self, other):
-        return self.apply("Equal", self, other)
-
     def ne(self, other):
         return ~self.eq(other)
 
-    def __and__(self, other):
-        return self.apply("And", self, other)
-
-    def __or__(self, other):
-        return self.apply("Or", self, other)
-
     def __invert__(self):
         return self.apply("Not", self)
-
-    def sqrt(self):
-        return self.apply("Sqrt", self)
-
-    def log(self):
-        return self.apply("Log", self)
-
-    def ceil(self):
-        return self.apply("Ceil", self)
-
-    def floor(self):
-        return self.apply("Floor", self)
 
     def into(self, builder) -> "Array":
         """This value, read from the (sub)graph of ``builder``."""

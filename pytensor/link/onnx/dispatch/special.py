@@ -67,14 +67,20 @@ class Value:
         self.name = name
         self.dtype = dtype
 
-    def apply(self, op_type: str, *operands) -> "Value":
-        names = [
-            operand.name
-            if isinstance(operand, Value)
-            else self.builder.constant(operand, self.dtype)
-            for operand in operands
-        ]
-        return Value(self.builder, self.builder.add(op_type, names), self.dtype)
+    def operand(self, operand) -> str:
+        if isinstance(operand, Value):
+            return operand.name
+        return self.builder.constant(operand, self.dtype)
+
+    def result_dtype(self, op_type: str) -> str:
+        return self.dtype
+
+    def apply(self, op_type: str, *operands, dtype=None, **attributes) -> "Value":
+        """Add an ``op_type`` node of ``operands``; its result is of ``dtype``
+        (by default, see :meth:`result_dtype`) and of this value's class."""
+        names = [self.operand(operand) for operand in operands]
+        output = self.builder.add(op_type, names, **attributes)
+        return type(self)(self.builder, output, dtype or self.result_dtype(op_type))
 
     def __add__(self, other):
         return self.apply("Add", self, other)
