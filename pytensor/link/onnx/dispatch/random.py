@@ -137,7 +137,7 @@ class GeneratorKeys:
         for i in self.inputs:
             advanced = custom_rng_deepcopy(values[i])
             drawn[i] = (values[i], advanced)
-            values[i] = draw_key(advanced)
+            values[i] = np.asarray(draw_key(advanced))
         return values, drawn
 
     def replace_keys(self, outputs, drawn):
