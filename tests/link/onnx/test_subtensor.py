@@ -289,6 +289,71 @@ def test_basic_set_and_increment(index, dtype):
     )
 
 
+@cache
+def row_update_functions():
+    """Updates of one scalar or slice index on axis 0, the cheapest to convert."""
+    v, m = pt.vector("v"), pt.matrix("m")
+    scalar, row = pt.scalar("scalar"), pt.vector("row")
+    start, stop, step, i = pt.lscalars("start", "stop", "step", "i")
+    outputs = [
+        pt.set_subtensor(v[start:stop:step], scalar),
+        pt.inc_subtensor(v[start:stop:step], scalar),
+        pt.inc_subtensor(v[i], scalar),
+        pt.set_subtensor(v[i], scalar),
+        pt.set_subtensor(m[start:stop:step], row),
+        pt.inc_subtensor(m[start:stop:step, :], row),
+        pt.inc_subtensor(m[i], row),
+        pt.set_subtensor(m[i, :], row),
+    ]
+    inputs = [v, m, scalar, row, start, stop, step, i]
+    return (
+        pytensor.function(inputs, outputs, mode="ONNX"),
+        pytensor.function(inputs, outputs, mode=py_mode),
+    )
+
+
+@given(
+    n_rows=st.integers(1, 6),
+    start=bounds(),
+    stop=bounds(),
+    step=st.integers(-3, 3).filter(bool),
+    data=st.data(),
+)
+def test_random_row_updates_match_python(n_rows, start, stop, step, data):
+    onnx_fn, py_fn = row_update_functions()
+    i = data.draw(st.integers(-n_rows, n_rows - 1))
+    args = [
+        random_values(n_rows, "float64"),
+        random_values((n_rows, 3), "float64", seed=1),
+        2.5,
+        np.arange(3.0),
+        start,
+        stop,
+        step,
+        i,
+    ]
+    for result, expected in zip(onnx_fn(*args), py_fn(*args), strict=True):
+        np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize("static_shape", [True, False], ids=["static", "symbolic"])
+def test_row_updates_of_static_and_symbolic_shapes(static_shape):
+    shape = (5, 3) if static_shape else (None, None)
+    x, y = pt.tensor("x", shape=shape), pt.vector("y")
+    rows = pt.lvector("rows")
+    compare_onnx_and_py(
+        [x, y, rows],
+        [
+            pt.inc_subtensor(x[-2], y),
+            pt.set_subtensor(x[1:4], y),
+            pt.inc_subtensor(x[::-2], y),
+            pt.inc_subtensor(x[rows], y),
+            pt.inc_subtensor(x[:, -1][rows], y[0]),
+        ],
+        [random_values((5, 3), "float64"), np.arange(3.0), np.array([4, -1, 0, 4])],
+    )
+
+
 def test_increment_wraps_like_numpy():
     x = pt.vector("x", dtype="uint8")
     compare_onnx_and_py(

@@ -494,12 +494,106 @@ def update_at(builder, node, inputs, positions: Positions, *, increment, keep_la
     return builder.add("Reshape", [result, builder.add("Shape", [x])], allowzero=1)
 
 
+@dataclass(frozen=True)
+class Rows:
+    """Distinct int64 positions along axis 0, and how many when known statically."""
+
+    name: str
+    length: int | None
+
+
+def update_rows(builder, node, inputs, rows: Rows, *, increment):
+    """Input 0 with input 1 written to (or added at) ``rows``."""
+    x, y = inputs[:2]
+    x_var, y_var = node.inputs[:2]
+    ndim = x_var.type.ndim
+    static_region = (rows.length, *x_var.type.shape[1:])
+    if None not in static_region:
+        region_shape = builder.constant(static_region, "int64", hint="shape")
+    else:
+        region_shape = builder.add("Shape", [rows.name])
+        if ndim > 1:
+            rest = builder.add("Shape", [x], start=1)
+            region_shape = builder.add("Concat", [region_shape, rest], axis=0)
+    targets = rows.name
+    if ndim > 1:
+        trailing = builder.constant(list(range(1, ndim)), "int64")
+        targets = builder.add("Unsqueeze", [targets, trailing])
+        targets = builder.add("Expand", [targets, region_shape])
+    updates = builder.add(
+        "Expand",
+        [builder.cast(y, y_var.type.dtype, x_var.type.dtype), region_shape],
+    )
+    return builder.add(
+        "ScatterElements",
+        [x, targets, updates],
+        axis=0,
+        reduction="add" if increment else "none",
+    )
+
+
+def static_slice_length(entry: slice, dim) -> int | None:
+    parts = (entry.start, entry.stop, entry.step)
+    bounds = [None if part is None else part.static_value() for part in parts]
+    unknown = any(
+        b is None and p is not None for b, p in zip(bounds, parts, strict=True)
+    )
+    if unknown or isinstance(dim, str):
+        return None
+    return len(range(dim)[slice(*bounds)])
+
+
+def distinct_rows(builder, node, inputs) -> Rows | None:
+    """The rows of axis 0 an update writes, if it writes each row once.
+
+    That is a single scalar or slice index (a set or increment of ``x[i]`` or
+    ``x[a:b:c]``) or an ``AdvancedIncSubtensor1`` increment, whose repeated
+    rows ``ScatterElements`` accumulates as ``np.add.at`` does.
+    """
+    op = node.op
+    if isinstance(op, AdvancedIncSubtensor1):
+        if op.set_instead_of_inc:
+            return None
+        [length] = node.inputs[2].type.shape
+        return Rows(builder.cast(inputs[2], node.inputs[2].type.dtype, "int64"), length)
+    if not isinstance(op, IncSubtensor):
+        return None
+    entries = list(index_entries(node, inputs, 2))
+    while entries and isinstance(entries[-1], slice) and is_full_slice(entries[-1]):
+        entries.pop()
+    if len(entries) != 1:
+        return None
+    [entry] = entries
+    if isinstance(entry, Index):
+        value = entry.static_value()
+        if value is not None:
+            return Rows(builder.constant([value], "int64", hint="index"), 1)
+        one = builder.constant([1], "int64")
+        return Rows(builder.add("Reshape", [entry.int64(builder), one]), 1)
+    dims = Dims(builder, inputs[0], node.inputs[0].type.shape)
+    coords = builder.add(
+        "Range",
+        [
+            builder.constant(0, "int64"),
+            int64_value(builder, dims[0]),
+            builder.constant(1, "int64"),
+        ],
+        hint="coords",
+    )
+    rows = apply_slices(builder, coords, {0: slice_bounds(builder, entry, dims, 0)})
+    return Rows(rows, static_slice_length(entry, dims[0]))
+
+
 @onnx_funcify.register(IncSubtensor)
 @onnx_funcify.register(AdvancedIncSubtensor)
 @onnx_funcify.register(AdvancedIncSubtensor1)
 def onnx_funcify_IncSubtensor(op, node, builder, inputs, **kwargs):
     if isinstance(op, AdvancedIncSubtensor1):
         require_no_runtime_broadcast(builder, op, node, inputs)
+    increment = not op.set_instead_of_inc
+    rows = distinct_rows(builder, node, inputs)
+    if rows is not None:
+        return [update_rows(builder, node, inputs, rows, increment=increment)]
     positions = flat_positions(
         builder, node.inputs[0], inputs[0], index_entries(node, inputs, 2)
     )
@@ -509,7 +603,7 @@ def onnx_funcify_IncSubtensor(op, node, builder, inputs, **kwargs):
             node,
             inputs,
             positions,
-            increment=not op.set_instead_of_inc,
+            increment=increment,
             keep_last=op.set_instead_of_inc or getattr(op, "ignore_duplicates", False),
         )
     ]
