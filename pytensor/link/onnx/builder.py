@@ -66,6 +66,17 @@ class UniqueNames:
         return candidate
 
 
+def rename_input(node: onnx.NodeProto, old: str, new: str):
+    """Rename the input ``old`` of ``node`` and of the nodes of its subgraphs."""
+    for position, name in enumerate(node.input):
+        if name == old:
+            node.input[position] = new
+    for attribute in node.attribute:
+        for graph in [attribute.g] if attribute.HasField("g") else attribute.graphs:
+            for inner in graph.node:
+                rename_input(inner, old, new)
+
+
 class ONNXGraphBuilder:
     """Accumulate the nodes, constants, inputs and outputs of one ONNX graph.
 
@@ -147,16 +158,41 @@ class ONNXGraphBuilder:
             self._constants[key] = name
         return self._constants[key]
 
+    def sequence_constant(self, values, dtype, *, hint: str = "const_list") -> str:
+        """Return the name of a sequence holding the arrays ``values`` as ``dtype``."""
+        if not values:
+            return self.add("SequenceEmpty", [], dtype=onnx_dtype(dtype), hint=hint)
+        elements = [self.constant(value, dtype) for value in values]
+        return self.add("SequenceConstruct", elements, hint=hint)
+
+    def producer(self, value: str) -> onnx.NodeProto | None:
+        """The node of this graph that computes ``value``, if any."""
+        return self._producer.get(self._renamed.get(value, value))
+
     def cast(self, name: str, from_dtype, to_dtype) -> str:
         """Return ``name`` converted to ``to_dtype`` (``name`` itself if it already is)."""
         if np.dtype(from_dtype) == np.dtype(to_dtype):
             return name
         return self.add("Cast", [name], to=onnx_dtype(to_dtype), hint="cast")
 
-    def add_input(self, hint: str, dtype, shape, dim_prefix: str | None = None) -> str:
-        """Declare a graph input and return its name."""
+    def add_input(
+        self,
+        hint: str,
+        dtype,
+        shape,
+        dim_prefix: str | None = None,
+        *,
+        sequence: bool = False,
+    ) -> str:
+        """Declare a graph input and return its name.
+
+        With ``sequence``, the input is a sequence of tensors of ``dtype`` and
+        ``shape`` rather than one tensor.
+        """
         name = self.fresh_name(hint)
-        self.inputs.append(self._value_info(name, dtype, shape, dim_prefix or name))
+        self.inputs.append(
+            self._value_info(name, dtype, shape, dim_prefix or name, sequence)
+        )
         return name
 
     def add_output(
@@ -168,12 +204,14 @@ class ONNXGraphBuilder:
         dim_prefix: str | None = None,
         *,
         name: str | None = None,
+        sequence: bool = False,
     ) -> str:
         """Declare ``value`` as a graph output named after ``hint`` and return its name.
 
         A value computed by a node is renamed in place; graph inputs, constants
         and values that are already outputs are exposed through an ``Identity``.
         ``name``, reserved beforehand with :meth:`fresh_name`, is used as is.
+        ``sequence`` declares a sequence of tensors, as in :meth:`add_input`.
         """
         name = name or self.fresh_name(hint)
         exposed = {info.name for info in self.outputs}
@@ -183,7 +221,9 @@ class ONNXGraphBuilder:
             self._rename(value, name, producer)
         else:
             self.add_identity(value, name)
-        self.outputs.append(self._value_info(name, dtype, shape, dim_prefix or name))
+        self.outputs.append(
+            self._value_info(name, dtype, shape, dim_prefix or name, sequence)
+        )
         return name
 
     def add_identity(self, value: str, name: str):
@@ -198,16 +238,16 @@ class ONNXGraphBuilder:
         producer.output[list(producer.output).index(old)] = new
         self._producer[new] = producer
         for node in self.nodes:
-            for position, name in enumerate(node.input):
-                if name == old:
-                    node.input[position] = new
+            rename_input(node, old, new)
 
     @staticmethod
-    def _value_info(name, dtype, shape, dim_prefix):
+    def _value_info(name, dtype, shape, dim_prefix, sequence=False):
         dims = [
             dim if dim is not None else f"{dim_prefix}_dim{axis}"
             for axis, dim in enumerate(shape)
         ]
+        if sequence:
+            return helper.make_tensor_sequence_value_info(name, onnx_dtype(dtype), dims)
         return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
 
     def subgraph(self, hint: str) -> "ONNXGraphBuilder":

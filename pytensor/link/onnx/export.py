@@ -315,6 +315,8 @@ def prepare_export(
         raise UnsupportedGraphError(
             SupportReport(target, opset, dtype, (problem,))
         ) from err
+    if problems := typed_list_problems(graph.fgraph):
+        raise UnsupportedGraphError(SupportReport(target, opset, dtype, problems))
     names = InputOutputNames.of(graph, input_names, output_names)
     kept = kept_weights(names.weights, weights_as_inputs)
     try:
@@ -363,6 +365,29 @@ def prepare_export(
         input_names=tuple(input_map),
         output_names=tuple(names.outputs),
         sources=converted.sources,
+    )
+
+
+TYPED_LIST_REASON = (
+    "typed lists run as ONNX sequences under mode='ONNX', but export_onnx does "
+    "not write sequence inputs or outputs yet: pass the elements as separate "
+    "tensors, or stack them into one tensor"
+)
+
+
+def typed_list_problems(fgraph) -> tuple[SupportProblem, ...]:
+    from pytensor.link.onnx.dispatch.basic import is_sequence
+
+    return tuple(
+        SupportProblem(
+            kind="unsupported_type",
+            variable=str(var),
+            op="" if var.owner is None else str(var.owner.op),
+            reason=TYPED_LIST_REASON,
+            traceback=user_traceback(var),
+        )
+        for var in (*fgraph.inputs, *fgraph.outputs)
+        if is_sequence(var)
     )
 
 

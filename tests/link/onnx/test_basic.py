@@ -215,7 +215,10 @@ def test_check_and_raise_raises_like_other_modes():
     "make_input, type_name",
     [
         (lambda: pytensor.sparse.csr_matrix("x"), "SparseTensorType"),
-        (lambda: pytensor.typed_list.TypedListType(pt.dvector)("x"), "TypedListType"),
+        (
+            lambda: pytensor.typed_list.TypedListType(pt.dvector, depth=1)("x"),
+            "TypedListType",
+        ),
     ],
 )
 def test_unsupported_input_type_fails_at_compile_time(make_input, type_name):

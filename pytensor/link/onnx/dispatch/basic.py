@@ -13,6 +13,7 @@ from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.random.type import RandomType
 from pytensor.tensor.type import DenseTensorType
 from pytensor.tensor.type_other import NoneTypeT, SliceType
+from pytensor.typed_list.type import TypedListType
 
 import onnx
 from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder
@@ -158,10 +159,20 @@ def variable_shape(var: Variable) -> tuple:
 
 
 def value_type(var: Variable) -> tuple[str, tuple]:
-    """The dtype and shape of the ONNX value standing for ``var``."""
+    """The dtype and shape of the ONNX value standing for ``var``.
+
+    For a typed list (an ONNX sequence), those of its elements.
+    """
     if isinstance(var.type, RandomType):
         return RANDOM_KEY_DTYPE, ()
+    if is_sequence(var):
+        return var.type.ttype.dtype, var.type.ttype.shape
     return var.type.dtype, variable_shape(var)
+
+
+def is_sequence(var: Variable) -> bool:
+    """Whether ``var`` is a typed list, which ONNX holds as a sequence of tensors."""
+    return isinstance(var.type, TypedListType)
 
 
 def check_graph_variable(var: Variable, role: str):
@@ -179,14 +190,17 @@ def unsupported_type_reason(
     """
     if isinstance(var.type, RandomType):
         return None if random_generators else RANDOM_GENERATOR_REASON
-    if isinstance(var.type, (DenseTensorType, ScalarType)):
-        if np.dtype(var.type.dtype).kind == "c":
+    stored_type = var.type.ttype if is_sequence(var) else var.type
+    storable = DenseTensorType if is_sequence(var) else (DenseTensorType, ScalarType)
+    if isinstance(stored_type, storable):
+        if np.dtype(stored_type.dtype).kind == "c":
             return f"complex numbers are not supported (type {var.type})"
         return None
     return (
         f"its type {var.type} ({type(var.type).__name__}) has no ONNX "
-        "equivalent: only tensors, scalars and random generators do. Slices, "
-        "typed lists and sparse matrices are not supported."
+        "equivalent: only tensors, scalars, typed lists of tensors and random "
+        "generators do. Slices, nested typed lists and sparse matrices are not "
+        "supported."
     )
 
 
@@ -259,7 +273,11 @@ def onnx_funcify_FunctionGraph(
         # the graph still converts and can be checked (see `partial`).
         if unsupported_type_reason(var, random_generators) is not None:
             return builder.fresh_name("unconverted")
-        return builder.add_input(f"unconverted_{var.name or 'value'}", *value_type(var))
+        return builder.add_input(
+            f"unconverted_{var.name or 'value'}",
+            *value_type(var),
+            sequence=is_sequence(var),
+        )
 
     def convert_constant(var):
         if isinstance(var.type, INDEX_VALUE_TYPES):
@@ -270,6 +288,8 @@ def onnx_funcify_FunctionGraph(
             failures.append(failure)
             return stand_in(var)
         dtype, _ = value_type(var)
+        if is_sequence(var):
+            return builder.sequence_constant(var.data, dtype)
         return builder.constant(onnx_typify(var.data, dtype=dtype), hint="const")
 
     input_names = input_names or [
@@ -280,7 +300,9 @@ def onnx_funcify_FunctionGraph(
             failures.append(failure)
             names[inp] = stand_in(inp)
         else:
-            names[inp] = builder.add_input(hint, *value_type(inp))
+            names[inp] = builder.add_input(
+                hint, *value_type(inp), sequence=is_sequence(inp)
+            )
     # Reserved before any intermediate value so that they keep the user's names
     output_names = [
         builder.fresh_name(hint)
@@ -334,7 +356,7 @@ def onnx_funcify_FunctionGraph(
             names[out] = convert_constant(out)
         if unsupported_type_reason(out, random_generators) is None:
             names[out] = builder.add_output(
-                names[out], name, *value_type(out), name=name
+                names[out], name, *value_type(out), name=name, sequence=is_sequence(out)
             )
 
     checks = tuple(
