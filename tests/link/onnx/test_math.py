@@ -314,3 +314,59 @@ def test_graph_as_default_c_mode_leaves_it():
     compare_converted_graph(
         fn, [rng.normal(size=(3, 3)), random_values((3, 3), "int8", -100, 100)]
     )
+
+
+def op_types(fn):
+    return [node.op_type for node in fn.maker.linker.onnx_model.graph.node]
+
+
+# Each reads x @ w and adds a bias
+DENSE_LAYERS = {
+    "vector_bias": lambda x, w, b, m: x @ w + b,
+    "bias_first": lambda x, w, b, m: b + x @ w,
+    "row_bias": lambda x, w, b, m: x @ w + b[None, :],
+    "matrix_bias": lambda x, w, b, m: x @ w + m,
+    "scalar_bias": lambda x, w, b, m: x @ w + b[0],
+    "product_read_twice": lambda x, w, b, m: (x @ w + b) * (x @ w),
+    "bias_read_twice": lambda x, w, b, m: (x @ w + b) + b,
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+def test_dense_layers(static, dtype):
+    def operand(name, shape):
+        return pt.tensor(
+            name, dtype=dtype, shape=shape if static else (None,) * len(shape)
+        )
+
+    x, w, b = operand("x", (5, 4)), operand("w", (4, 3)), operand("b", (3,))
+    m = operand("m", (5, 3))
+    compare_onnx_and_py(
+        [x, w, b, m],
+        [layer(x, w, b, m) for layer in DENSE_LAYERS.values()],
+        [random_values(s, dtype) for s in ((5, 4), (4, 3), (3,), (5, 3))],
+    )
+
+
+def test_a_bias_that_broadcasts_the_product_is_added_after_it():
+    # Gemm only broadcasts its third input: (1, 3) + (5, 3) stays an Add
+    x, w, c = pt.tensor("x", shape=(1, 4)), pt.matrix("w"), pt.matrix("c")
+    fn, _ = compare_onnx_and_py(
+        [x, w, c],
+        x @ w + c,
+        [random_values(shape, "float64") for shape in ((1, 4), (4, 3), (5, 3))],
+    )
+    assert "Gemm" not in op_types(fn)
+
+
+def test_a_dense_layer_is_one_gemm():
+    x, w, b = pt.matrix("x"), pt.matrix("w"), pt.vector("b")
+    fn = pytensor.function([x, w, b], pt.tanh(x @ w + b), mode="ONNX")
+    assert op_types(fn) == ["Gemm", "Tanh"]
+    integer = pytensor.function(
+        [x, w, b],
+        x.astype("int64") @ w.astype("int64") + b.astype("int64"),
+        mode="ONNX",
+    )
+    assert "Gemm" not in op_types(integer)

@@ -3,6 +3,7 @@ import pytensor.tensor.special as special
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.math import DenseLayerFusion, is_dense_layer
 from pytensor.link.onnx.dispatch.shape import int64_constant
 
 
@@ -10,7 +11,10 @@ from pytensor.link.onnx.dispatch.shape import int64_constant
 def onnx_funcify_Elemwise(op, node, builder, inputs, **kwargs):
     # ONNX elementwise operators broadcast like NumPy, so the scalar Op's
     # converter applies to whole tensors unchanged.
-    return onnx_funcify(op.scalar_op, node=node, builder=builder, inputs=inputs)
+    outputs = onnx_funcify(op.scalar_op, node=node, builder=builder, inputs=inputs)
+    if is_dense_layer(node):
+        DenseLayerFusion.of(builder).additions.add(builder.producer(outputs[0]).name)
+    return outputs
 
 
 @onnx_funcify.register(DimShuffle)

@@ -1,9 +1,13 @@
+from collections import Counter
+
 import numpy as np
 import pytensor.scalar.basic as ps
 from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
+from onnx import numpy_helper
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.ifelse import names_used_inside
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
 from pytensor.link.onnx.dispatch.shape import add_runtime_check, int64_constant
 
@@ -391,3 +395,101 @@ def onnx_funcify_Dot(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     x, y = cast_all(builder, node, inputs, dtype)
     return [matmul(builder, x, y, dtype, *(var.type.ndim for var in node.inputs))]
+
+
+GEMM_DTYPES = {"float32", "float64"}
+
+
+def is_dense_layer(node) -> bool:
+    """Whether the Elemwise ``node`` adds a bias to a product of two matrices.
+
+    The product must be the one ``Gemm`` computes (``MatMul`` of two matrices
+    of the output's float dtype) and the bias must not enlarge it, since
+    ``Gemm`` only broadcasts its third input.
+    """
+    if not isinstance(node.op.scalar_op, ps.Add) or len(node.inputs) != 2:
+        return False
+    dtype = node.outputs[0].type.dtype
+    if dtype not in GEMM_DTYPES or any(v.type.dtype != dtype for v in node.inputs):
+        return False
+    for product, bias in (node.inputs, node.inputs[::-1]):
+        owner = product.owner
+        if (
+            owner is None
+            or not isinstance(owner.op, Dot)
+            or any(v.type.ndim != 2 or v.type.dtype != dtype for v in owner.inputs)
+            or bias.type.ndim > 2
+        ):
+            continue
+        bias_shape = (1,) * (2 - bias.type.ndim) + bias.type.shape
+        if not any(
+            p == 1 and b != 1
+            for p, b in zip(product.type.shape, bias_shape, strict=True)
+        ):
+            return True
+    return False
+
+
+class DenseLayerFusion:
+    """Graph pass: ``Add(MatMul(a, b), c)`` becomes ``Gemm(a, b, c)``.
+
+    Applies to the ``Add`` nodes converters listed by node name in
+    ``additions`` (see `is_dense_layer`), when nothing else reads the
+    product. A bias that only reaches the ``Add`` through ``Unsqueeze`` is
+    passed to ``Gemm`` directly. onnxruntime fuses these nodes itself when it
+    loads a model; this pass gives an exported file the same, smaller graph.
+    """
+
+    def __init__(self):
+        self.additions: set[str] = set()
+
+    @classmethod
+    def of(cls, builder) -> "DenseLayerFusion":
+        for graph_pass in builder.graph_passes:
+            if isinstance(graph_pass, cls):
+                return graph_pass
+        fusion = cls()
+        builder.graph_passes.append(fusion)
+        return fusion
+
+    def __call__(self, graph):
+        readers = value_readers(graph)
+        producers = {name: node for node in graph.node for name in node.output}
+        axes = {t.name: numpy_helper.to_array(t).tolist() for t in graph.initializer}
+        removed = []
+        for node in graph.node:
+            if node.name not in self.additions:
+                continue
+            for product, bias in (node.input, node.input[::-1]):
+                matmul = producers.get(product)
+                if matmul is None or matmul.op_type != "MatMul" or readers[product] > 1:
+                    continue
+                row = producers.get(bias)
+                if (
+                    row is not None
+                    and row.op_type == "Unsqueeze"
+                    and axes.get(row.input[1]) == [0]
+                    and readers[bias] == 1
+                ):
+                    removed.append(row)
+                    bias = row.input[0]
+                removed.append(matmul)
+                node.op_type = "Gemm"
+                node.input[:] = [*matmul.input, bias]
+                break
+        for node in removed:
+            graph.node.remove(node)
+
+
+def value_readers(graph) -> Counter:
+    """How many nodes (or graph outputs) of ``graph`` read each value.
+
+    A subgraph that reads a value counts once, however many of its nodes do.
+    """
+    readers = Counter(info.name for info in graph.output)
+    for node in graph.node:
+        readers.update(node.input)
+        for attribute in node.attribute:
+            for subgraph in (attribute.g, *attribute.graphs):
+                readers.update(names_used_inside(subgraph))
+    return readers
