@@ -202,11 +202,15 @@ MAXLOG = 7.09782712893383996843e2
 ASYMPTOTIC_FROM = 2.0**28
 
 
-def log1p(x: Value) -> Value:
+def finite_log1p(x: Value) -> Value:
+    """``log1p`` of finite ``x`` (``inf`` gives NaN)."""
     # Goldberg: x * log(u) / (u - 1) with u = 1 + x is exact to a few ulps.
     u = 1.0 + x
-    result = x * where(u.eq(1.0), 1.0, u.log() / (u - 1.0))
-    return where(x.eq(np.inf), x, result)
+    return x * where(u.eq(1.0), 1.0, u.log() / (u - 1.0))
+
+
+def log1p(x: Value) -> Value:
+    return where(x.eq(np.inf), x, finite_log1p(x))
 
 
 def expm1(x: Value) -> Value:
@@ -513,10 +517,11 @@ def sigmoid(x: Value) -> Value:
 
 
 def softplus(x: Value) -> Value:
-    # The same pieces as PyTensor's Softplus.impl.
-    result = where(x < 33.3, x + (-x).exp(), x)
-    result = where(x < 18.0, log1p(x.exp()), result)
-    return where(x < -37.0, x.exp(), result)
+    # PyTensor's Softplus.impl is exp(x) below -37, log1p(exp(x)) below 18,
+    # x + exp(-x) below 33.3 and x above. Two pieces give the same values:
+    # below -37, 1 + exp(x) rounds to 1 and log1p returns exp(x) itself;
+    # above 33.3, exp(-x) is below half an ulp of x.
+    return where(x < 18.0, finite_log1p(x.exp()), x + (-x).exp())
 
 
 CONSTRUCTIONS = {
