@@ -14,6 +14,7 @@ import pytensor.link.onnx.dispatch.nlinalg
 import pytensor.link.onnx.dispatch.pad
 import pytensor.link.onnx.dispatch.random
 import pytensor.link.onnx.dispatch.scalar
+import pytensor.link.onnx.dispatch.scalar_loop
 import pytensor.link.onnx.dispatch.scan
 import pytensor.link.onnx.dispatch.shape
 import pytensor.link.onnx.dispatch.signal
