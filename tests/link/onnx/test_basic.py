@@ -259,3 +259,31 @@ def test_one_value_behind_several_outputs():
     x = pt.vector("x")
     y = pt.exp(x)
     compare_onnx_and_py([x], [y, y * 1, y, y.copy()], [np.array([0.0, 1.0])])
+
+
+def type_casting_ops():
+    from pytensor import gradient
+
+    ops = {
+        "view": lambda x: pytensor.compile.ops.view_op(x),
+        "zero_grad": gradient.zero_grad,
+        "disconnected_grad": gradient.disconnected_grad,
+        "grad_clip": lambda x: gradient.grad_clip(x, -1.0, 1.0),
+        "grad_scale": lambda x: gradient.grad_scale(x, 2.0),
+    }
+    try:
+        from pytensor.assumptions import assume
+    except ImportError:  # PyTensor < 3
+        return ops
+    ops["assume"] = lambda x: assume(x, positive_definite=True)
+    return ops
+
+
+@pytest.mark.parametrize(
+    "op", type_casting_ops().values(), ids=type_casting_ops().keys()
+)
+def test_type_casting_ops_pass_their_input_through(op):
+    x = pt.matrix("x")
+    compare_onnx_and_py(
+        [x], op(x) * 2.0, [np.arange(4.0).reshape(2, 2)], onnx_mode=no_rewrites
+    )

@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 from functools import singledispatch
 
 import numpy as np
-from pytensor.compile.ops import DeepCopyOp, ViewOp
+from pytensor.compile.ops import DeepCopyOp, TypeCastingOp, ViewOp
 from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.utils import get_variable_trace_string
@@ -372,7 +372,7 @@ def onnx_funcify_FunctionGraph(
 
 
 @onnx_funcify.register(DeepCopyOp)
-@onnx_funcify.register(ViewOp)
+@onnx_funcify.register(TypeCastingOp)
 def onnx_funcify_identity_like(op, node, builder, inputs, **kwargs):
     return list(inputs)
 
