@@ -134,6 +134,13 @@ def test_eigh_of_degenerate_matrices():
         )
 
 
+@pytest.mark.parametrize("batched", [False, True], ids=["matrix", "stack"])
+def test_eig_is_not_supported_and_the_error_names_eigh(batched):
+    a = pt.tensor3("a") if batched else pt.dmatrix("a")
+    with pytest.raises(NotImplementedError, match=r"use pt\.linalg\.eigh"):
+        pytensor.function([a], pt.linalg.eig(a), mode="ONNX")
+
+
 # Singular value decomposition
 
 

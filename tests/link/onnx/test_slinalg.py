@@ -13,10 +13,12 @@ from functools import cache
 import numpy as np
 import pytensor.tensor as pt
 import pytest
+import scipy.linalg
 from hypothesis import given
 from hypothesis import strategies as st
 from pytensor.compile.mode import get_mode
 from pytensor.tensor.basic import ExtractDiag, Eye
+from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.type_other import NoneConst
 
 import pytensor
@@ -30,8 +32,20 @@ from tests.link.onnx.test_basic import (
 
 
 try:
-    from pytensor.tensor.linalg import pivot_to_permutation
+    from pytensor.tensor.linalg import (
+        LUFactorTridiagonal,
+        pivot_to_permutation,
+        tridiagonal_lu_factor,
+        tridiagonal_lu_solve,
+    )
+    from pytensor.tensor.linalg.solvers.linear_control import TRSYL
 except ImportError:  # PyTensor 2
+    from pytensor.tensor._linalg.solve.linear_control import TRSYL
+    from pytensor.tensor._linalg.solve.tridiagonal import (
+        LUFactorTridiagonal,
+        tridiagonal_lu_factor,
+        tridiagonal_lu_solve,
+    )
     from pytensor.tensor.slinalg import pivot_to_permutation
 
 
@@ -540,6 +554,186 @@ def test_batched_decompositions(mode):
         [positive_definite(n, batch=(3,)), rng.normal(size=(1, 2, 1))] for n in (1, 4)
     ]
     compare_for_each([a, b], outputs, cases, onnx_mode=mode)
+
+
+# Tridiagonal LU factorization (LAPACK's gttrf and gttrs)
+
+
+def tridiagonal(n, dtype="float64", batch=(), zero_column=False):
+    """A random tridiagonal matrix (garbage outside the band, which is not read).
+
+    Normal entries make ``gttrf`` swap some rows and not others. With
+    ``zero_column``, the first column is zero: no elimination in the first
+    step, and a zero on the diagonal of ``U``.
+    """
+    a = rng.normal(size=(*batch, n, n))
+    if zero_column:
+        a[..., :, 0] = 0
+    return a.astype(dtype)
+
+
+# SciPy's gttrf fails for matrices smaller than 3x3
+TRIDIAGONAL_SIZES = [3, 4, 12]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("b_ndim", [1, 2])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_tridiagonal_lu_factor_and_solve_as_lapack(transposed, b_ndim, dtype):
+    a = pt.tensor("a", dtype=dtype, shape=(None, None))
+    b = pt.tensor("b", dtype=dtype, shape=(None,) * b_ndim)
+    factors = tridiagonal_lu_factor(a)
+    x = tridiagonal_lu_solve(factors, b, b_ndim=b_ndim, transposed=transposed)
+    cases = [
+        [tridiagonal(n, dtype), rng.normal(size=(n, 2)[:b_ndim]).astype(dtype)]
+        for n in TRIDIAGONAL_SIZES
+    ]
+    compare_for_each([a, b], [*factors, x], cases, assert_fn=assert_same_values)
+
+
+def test_tridiagonal_lu_factor_without_elimination_or_of_static_stacks():
+    a = pt.tensor("a", dtype="float64", shape=(None, None))
+    stack = pt.tensor("stack", dtype="float64", shape=(2, 5, 5))
+    b = pt.tensor("b", dtype="float64", shape=(2, 5, 3))
+    stack_factors = tridiagonal_lu_factor(stack)
+    outputs = [
+        *tridiagonal_lu_factor(a),
+        *stack_factors,
+        tridiagonal_lu_solve(stack_factors, b, b_ndim=2),
+    ]
+    cases = [
+        [
+            tridiagonal(n, zero_column=True),
+            tridiagonal(5, batch=(2,)),
+            rng.normal(size=(2, 5, 3)),
+        ]
+        for n in TRIDIAGONAL_SIZES
+    ]
+    compare_for_each([a, stack, b], outputs, cases, assert_fn=assert_same_values)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tridiagonal_solves_of_one_matrix(mode):
+    # PyTensor's rewrites factor a matrix solved for twice once, with gttrf
+    a = pt.tensor("a", dtype="float64", shape=(None, None))
+    b, c = pt.dmatrix("b"), pt.dvector("c")
+    outputs = [
+        pt.linalg.solve(a, b, assume_a="tridiagonal"),
+        pt.linalg.solve(a.T, c, assume_a="tridiagonal", b_ndim=1),
+    ]
+    cases = [
+        [tridiagonal(n) + 4 * np.eye(n), rng.normal(size=(n, 2)), rng.normal(size=n)]
+        for n in TRIDIAGONAL_SIZES
+    ]
+    fn = compare_for_each([a, b, c], outputs, cases, onnx_mode=mode)
+    factored = any(
+        isinstance(getattr(node.op, "core_op", node.op), LUFactorTridiagonal)
+        for node in fn.maker.fgraph.apply_nodes
+    )
+    assert factored == (mode is onnx_mode)
+
+
+# Sylvester equations of quasi-triangular matrices (LAPACK's trsyl)
+
+
+def real_schur_form(n, dtype="float64", batch=()):
+    """The real Schur form of a random matrix with eigenvalues of real part
+    above 1: upper triangular, with a 2x2 block per pair of complex ones."""
+    shift = 2 * np.sqrt(n) + 1
+    matrices = rng.normal(size=(int(np.prod(batch)), n, n)) + shift * np.eye(n)
+    forms = [scipy.linalg.schur(matrix)[0] for matrix in matrices]
+    return np.reshape(forms, (*batch, n, n)).astype(dtype)
+
+
+SYLVESTER_SHAPES = [(1, 1), (2, 3), (5, 4), (8, 8), (3, 12)]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("batched", [False, True], ids=["core", "blockwise"])
+def test_trsyl(batched, dtype):
+    a, b, c = (pt.tensor(name, dtype=dtype, shape=(None, None)) for name in "abc")
+    op = Blockwise(TRSYL()) if batched else TRSYL()
+    cases = [
+        [
+            real_schur_form(m, dtype),
+            real_schur_form(n, dtype),
+            rng.normal(size=(m, n)).astype(dtype),
+        ]
+        for m, n in SYLVESTER_SHAPES
+    ]
+    assert any(np.any(np.diagonal(case[0], -1) != 0) for case in cases)
+    compare_for_each([a, b, c], op(a, b, c), cases)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_batched_trsyl_of_static_shapes_and_integers(mode):
+    a = pt.tensor("a", dtype="float64", shape=(3, 6, 6))
+    b = pt.tensor("b", dtype="float64", shape=(1, 4, 4))
+    c = pt.tensor("c", dtype="int64", shape=(None, None))
+    case = [
+        real_schur_form(6, batch=(3,)),
+        real_schur_form(4, batch=(1,)),
+        rng.integers(-5, 5, size=(6, 4)),
+    ]
+    compare_for_each([a, b, c], Blockwise(TRSYL())(a, b, c), [case], onnx_mode=mode)
+
+
+# Decompositions that are not unique
+
+
+@pytest.mark.parametrize(
+    "decompose, message",
+    [
+        (lambda a: pt.linalg.schur(a), "Schur decomposition is not unique"),
+        (lambda a: pt.linalg.solve_continuous_lyapunov(a, a), "use pt.linalg.eigh"),
+        (lambda a: pt.linalg.qz(a, a.T), "QZ .* is not unique"),
+        (
+            lambda a: pt.linalg.solve_discrete_are(a, a, a, a),
+            "solve_discrete_lyapunov",
+        ),
+    ],
+)
+def test_schur_and_qz_are_not_supported(decompose, message):
+    a = pt.dmatrix("a")
+    with pytest.raises(NotImplementedError, match=message):
+        pytensor.function([a], decompose(a), mode="ONNX")
+
+
+# Triangles: tri, tril and triu are graphs of ARange, comparisons and products
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_tri_of_symbolic_sizes_and_offset(dtype):
+    n, m, k = pt.lscalar("n"), pt.lscalar("m"), pt.lscalar("k")
+    sizes_and_offsets = [(3, 3, 0), (4, 2, -1), (2, 5, 2), (3, 4, -5), (0, 3, 0)]
+    cases = [[np.int64(value) for value in case] for case in sizes_and_offsets]
+    compare_for_each([n, m, k], pt.tri(n, m, k, dtype=dtype), cases)
+
+
+# PyTensor's triu of bool arrays raises (it subtracts bools)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8"])
+def test_tril_and_triu_of_stacks(dtype, mode):
+    x = pt.tensor("x", dtype=dtype, shape=(None, None, None))
+    static = pt.tensor("static", dtype=dtype, shape=(2, 3))
+    k = pt.lscalar("k")
+    outputs = [
+        *(pt.tril(x, offset) for offset in (0, 2, -1)),
+        *(pt.triu(x, offset) for offset in (0, 2, -1)),
+        pt.tril(x, k),
+        pt.triu(x, k),
+        pt.tril(static, -1),
+        pt.triu(static, 1),
+    ]
+    cases = [
+        [
+            rng.integers(-3, 4, size=shape).astype(dtype),
+            rng.integers(-3, 4, size=(2, 3)).astype(dtype),
+            np.int64(offset),
+        ]
+        for shape, offset in [((2, 4, 3), -2), ((1, 2, 5), 1), ((3, 0, 2), 0)]
+    ]
+    compare_for_each([x, static, k], outputs, cases, onnx_mode=mode)
 
 
 # Gradients: the graphs of their pullbacks hold more decompositions and solves

@@ -330,6 +330,12 @@ def onnx_funcify_FunctionGraph(
         ]
         if not node_failures and (failure := random_generator_failure(node)):
             node_failures = [failure]
+        if node_failures and (reason := unsupported_reason(node.op)):
+            node_failures = [
+                ConversionFailure(
+                    node.outputs[0], node, reason, unsupported_message(node, reason)
+                )
+            ]
         if not node_failures:
             try:
                 output_values = onnx_funcify(
@@ -369,6 +375,19 @@ def onnx_funcify_FunctionGraph(
     if failures:
         raise ONNXConversionError(failures, partial=converted)
     return converted
+
+
+# Why the Ops that converters reject outright cannot convert, by Op class
+UNSUPPORTED_OP_REASONS: dict[type, str] = {}
+
+
+def unsupported_reason(op) -> str | None:
+    """The reason `UNSUPPORTED_OP_REASONS` gives for ``op`` (or its core Op)."""
+    op = getattr(op, "core_op", op)
+    for cls in type(op).__mro__:
+        if cls in UNSUPPORTED_OP_REASONS:
+            return UNSUPPORTED_OP_REASONS[cls]
+    return None
 
 
 @onnx_funcify.register(DeepCopyOp)

@@ -27,6 +27,7 @@ from pytensor.link.onnx.dispatch.slinalg import (
     positions,
     raise_unless,
     register_stacked,
+    register_unsupported,
     symmetric_eigen,
     symmetric_from,
     where,
@@ -37,6 +38,7 @@ try:  # PyTensor >= 3
     from pytensor.tensor.linalg import (
         SVD,
         Det,
+        Eig,
         Eigh,
         Lstsq,
         MatrixInverse,
@@ -51,6 +53,7 @@ except ImportError:  # PyTensor 2
     from pytensor.tensor.nlinalg import (
         SVD,
         Det,
+        Eig,
         Eigh,
         EighGrad,
         Lstsq,
@@ -206,6 +209,14 @@ if EighGrad is not None:
         )
         middle = where(on_diagonal, w_gradient.mT.expand(v.shape()), 0) + c.mT
         return [gradient_of_triangle(v @ middle @ v.mT, op.UPLO == "L")]
+
+
+register_unsupported(
+    Eig,
+    "its eigenvalues and eigenvectors are complex, and onnxruntime has no "
+    "complex numbers. For a symmetric matrix, use pt.linalg.eigh (or eigvalsh), "
+    "whose results are real.",
+)
 
 
 # Ops of arbitrary rank, without Blockwise

@@ -16,7 +16,14 @@ unblocked routines:
   at once in round-robin order, until the off-diagonal part is negligible.
   Eigenvectors and singular vectors are determined up to their signs only,
   and their signs may differ from LAPACK's;
-- Padé approximation of degree 13 with scaling and squaring (``expm``).
+- Padé approximation of degree 13 with scaling and squaring (``expm``);
+- LU with partial pivoting of tridiagonal matrices and its solves, with
+  LAPACK's operations in LAPACK's order (``gttrf``, ``gttrs``): the factors
+  and pivots are LAPACK's, bit for bit;
+- Sylvester equations of quasi-triangular matrices (``trsyl``), an
+  anti-diagonal of 1x1 and 2x2 diagonal blocks per iteration.
+
+The Schur and QZ decompositions are not unique and are not converted.
 
 Every kernel works on a stack of matrices ``(batch, rows, columns)``, so that
 one graph serves a core Op (a stack of one matrix) and its ``Blockwise``.
@@ -27,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pytensor.link.onnx.builder import onnx_dtype
-from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.basic import UNSUPPORTED_OP_REASONS, onnx_funcify
 from pytensor.link.onnx.dispatch.blockwise import (
     batch_ndim,
     broadcast_batch_shape,
@@ -43,22 +50,33 @@ try:  # PyTensor >= 3
     from pytensor.tensor.linalg import (
         LU,
         QR,
+        QZ,
         BlockDiagonal,
         Cholesky,
         CholeskySolve,
         Eigvalsh,
         Expm,
         LUFactor,
+        LUFactorTridiagonal,
         PivotToPermutations,
+        Schur,
         Solve,
+        SolveLUFactorTridiagonal,
         SolveTriangular,
     )
+    from pytensor.tensor.linalg.solvers.linear_control import TRSYL
 
     EigvalshGrad = None
 except ImportError:  # PyTensor 2
+    from pytensor.tensor._linalg.solve.linear_control import TRSYL
+    from pytensor.tensor._linalg.solve.tridiagonal import (
+        LUFactorTridiagonal,
+        SolveLUFactorTridiagonal,
+    )
     from pytensor.tensor.slinalg import (
         LU,
         QR,
+        QZ,
         BlockDiagonal,
         Cholesky,
         CholeskySolve,
@@ -67,6 +85,7 @@ except ImportError:  # PyTensor 2
         Expm,
         LUFactor,
         PivotToPermutations,
+        Schur,
         Solve,
         SolveTriangular,
     )
@@ -552,32 +571,50 @@ def rotation(a_pp: Array, a_qq: Array, a_pq: Array, rotate: Array, is_low: Array
     return where(rotate, cosine, 1), where(rotate, sine, 0)
 
 
-def jacobi_sweeps(n: Array, states, rotate_pairs, *, more, hint):
-    """Apply ``rotate_pairs`` in round-robin rounds until a sweep rotates nothing.
+def only_if(condition: Array, compute) -> Array:
+    """``compute(builder)``, a 0-d bool built in an ``If`` branch, where the 0-d
+    ``condition`` holds, else false."""
+    builder = condition.builder
+    branches = {}
+    for branch in ("then_branch", "else_branch"):
+        sub = builder.subgraph(branch)
+        if branch == "then_branch":
+            result = compute(sub).name
+        else:
+            result = sub.constant(False, "bool")
+        sub.add_output(result, branch, "bool", ())
+        branches[branch] = sub.make_graph()
+    return Array(builder, builder.add("If", [condition.name], **branches), "bool")
 
-    ``rotate_pairs(pairs, *states)`` returns whether it rotated any pair, as
-    a ``(batch, 1, 1)`` bool, and the new states.
+
+def jacobi_sweeps(n: Array, states, rotate_pairs, converged, *, hint):
+    """Apply ``rotate_pairs`` in round-robin rounds until ``converged``.
+
+    ``rotate_pairs(pairs, *states)`` returns the new states;
+    ``converged(*states)``, a 0-d bool, whether no pair of any stack needs a
+    rotation: it is computed before the first sweep and after each sweep only.
     """
     rounds_per_sweep = maximum(n + n % 2 - 1, n.constant(1))
 
-    def step(round_number, rotated_in_sweep, *states):
-        rounds_per_sweep_ = rounds_per_sweep.into(round_number.builder)
-        pairs = round_robin_pairs(n.into(round_number.builder), round_number)
-        rotated, *states = rotate_pairs(pairs, *states)
-        in_sweep = round_number % rounds_per_sweep_
-        rotated_in_sweep = (rotated_in_sweep & in_sweep.ne(0)) | rotated
-        sweep_ends = in_sweep.eq(rounds_per_sweep_ - 1)
-        done = sweep_ends & ~rotated_in_sweep.any()
-        return ~done, rotated_in_sweep, *states
+    def step(round_number, *states):
+        body = round_number.builder
+        rounds_per_sweep_ = rounds_per_sweep.into(body)
+        pairs = round_robin_pairs(n.into(body), round_number)
+        states = rotate_pairs(pairs, *states)
+        sweep_ends = (round_number % rounds_per_sweep_).eq(rounds_per_sweep_ - 1)
+        done = only_if(
+            sweep_ends, lambda sub: converged(*(state.into(sub) for state in states))
+        )
+        return ~done, *states
 
-    _, *states = loop(
-        rounds_per_sweep * MAX_SWEEPS,
-        [none_of(states[0]), *states],
-        step,
-        more=more,
-        hint=hint,
-    )
-    return states
+    more = (n > 1) & ~converged(*states)
+    return loop(rounds_per_sweep * MAX_SWEEPS, states, step, more=more, hint=hint)
+
+
+def off_diagonal(x: Array) -> Array:
+    """Whether each element of the square stack ``x`` is off its diagonal."""
+    n = x.dim(1)
+    return positions(n, 1).ne(positions(n, 2))
 
 
 def jacobi_eigen(a: Array):
@@ -591,8 +628,8 @@ def jacobi_eigen(a: Array):
 
     def rotate_pairs(pairs, a, v):
         as_column = [0, 2]
-        d = diagonal(a, 2)
         flat = a.reshape(stack_shape(a, -1, 1))
+        d = flat.take(arange(a.dim(1)) * (a.dim(1) + 1), axis=1)
         a_pq = flat.take(pairs.low * a.dim(1) + pairs.high, axis=1)
         rotate = pairs.paired.unsqueeze(as_column) & (
             abs(a_pq) > threshold.into(a.builder)
@@ -608,10 +645,15 @@ def jacobi_eigen(a: Array):
         cosine, sine = cosine.mT, sine.mT
         a = a * cosine + a.take(pairs.partners, axis=2) * sine
         v = v * cosine + v.take(pairs.partners, axis=2) * sine
-        return rotate.any_along([1, 2]), a, v
+        return a, v
+
+    def converged(a, v):
+        # the rotations read the upper triangle
+        large = abs(upper_triangle(a, strict=True)) > threshold.into(a.builder)
+        return ~large.any()
 
     eye = identity(n, n, a.dtype).expand(a.shape())
-    a, v = jacobi_sweeps(n, [a, eye], rotate_pairs, more=n > 1, hint="eigh")
+    a, v = jacobi_sweeps(n, [a, eye], rotate_pairs, converged, hint="eigh")
     eigenvalues, order = sort(diagonal(a, 1), n, ascending=True)
     return eigenvalues, v.take_along(order.expand(v.shape()), axis=2)
 
@@ -650,28 +692,35 @@ def jacobi_svd(a: Array):
     tolerance = m.cast(a.dtype).sqrt() * eps
     negligible = (a * a).sum([1, 2]) * (eps * eps)
 
+    def needs_rotation(alpha, beta, gamma):
+        """Whether columns with squared norms ``alpha`` and ``beta`` and inner
+        product ``gamma`` are significant and not orthogonal enough."""
+        negligible_ = negligible.into(gamma.builder)
+        significant = (alpha > negligible_) & (beta > negligible_)
+        scale = where(significant, alpha * beta, 1).sqrt()
+        return significant & (abs(gamma) > scale * tolerance.into(gamma.builder))
+
     def rotate_pairs(pairs, w, v):
         as_row = [0, 1]
         squares = (w * w).sum([1])
         alpha, beta = squares.take(pairs.low, axis=2), squares.take(pairs.high, axis=2)
         gamma = (w * w.take(pairs.partners, axis=2)).sum([1])
-        negligible_ = negligible.into(w.builder)
-        significant = (
-            pairs.paired.unsqueeze(as_row)
-            & (alpha > negligible_)
-            & (beta > negligible_)
-        )
-        scale = where(significant, alpha * beta, 1).sqrt()
-        rotate = significant & (abs(gamma) > scale * tolerance.into(w.builder))
+        rotate = pairs.paired.unsqueeze(as_row) & needs_rotation(alpha, beta, gamma)
         cosine, sine = rotation(
             alpha, beta, gamma, rotate, pairs.is_low.unsqueeze(as_row)
         )
         w = w * cosine + w.take(pairs.partners, axis=2) * sine
         v = v * cosine + v.take(pairs.partners, axis=2) * sine
-        return rotate.any_along([1, 2]), w, v
+        return w, v
+
+    def converged(w, v):
+        gram = w.mT @ w
+        squares = diagonal(gram, 1)
+        rotate = off_diagonal(gram) & needs_rotation(squares.mT, squares, gram)
+        return ~rotate.any()
 
     eye = identity(n, n, a.dtype).expand(stack_shape(a, a.shape(2, 3), a.shape(2, 3)))
-    w, v = jacobi_sweeps(n, [a, eye], rotate_pairs, more=n > 1, hint="svd")
+    w, v = jacobi_sweeps(n, [a, eye], rotate_pairs, converged, hint="svd")
     singular_values, order = sort((w * w).sum([1]).sqrt(), n, ascending=False)
     w = w.take_along(order.expand(w.shape()), axis=2)
     v = v.take_along(order.expand(v.shape()), axis=2)
@@ -903,6 +952,299 @@ def solve_stacked(op, node, a, b):
         lu, permutation, _, failed = lu_factor(a)
         x = lu_solve(lu, permutation, b)
     return [as_given(nan_where(failed, x), op.b_ndim)]
+
+
+# Tridiagonal LU (gttrf, gttrs): diagonals are stacks of rows ``(batch, 1, length)``
+
+
+def read(x: Array, index: Array) -> Array:
+    """The element ``index`` (a vector of one index) of the rows ``x``, ``(batch, 1, 1)``."""
+    return x.take(index, axis=2)
+
+
+def write(x: Array, index: Array, value: Array) -> Array:
+    """The rows ``x`` with element ``index`` (0-d) replaced by ``value``; a no-op past their end."""
+    return where(positions(x.dim(2), 2).eq(index), value, x)
+
+
+def tridiagonal_lu_factor(dl: Array, d: Array, du: Array):
+    """LU with partial pivoting of the tridiagonal matrices with diagonals ``dl``,
+    ``d`` and ``du``, as LAPACK's ``gttrf`` computes it.
+
+    Returns
+    -------
+    dl, d, du, du2, ipiv
+        The multipliers of ``L``, the three diagonals of ``U`` and the 1-based
+        int64 pivots: row ``i`` was swapped with row ``ipiv[i] - 1``.
+    """
+    n = d.dim(2)
+    du2 = d.full(0, [1, maximum(n - 2, n.constant(0)).unsqueeze([0])])
+    ipiv = (positions(n, 2) + 1).expand(stack_shape(d, 1, n.unsqueeze([0])))
+
+    def step(i, dl, d, du, du2, ipiv):
+        at_i = i.unsqueeze([0])
+        d_i, d_next = read(d, at_i), read(d, at_i + 1)
+        dl_i, du_i = read(dl, at_i), read(du, at_i)
+        du_next = read(du, minimum(at_i + 1, du.shape(2, 3) - 1))
+        # LAPACK's test, so that NaN swaps
+        swap = ~(abs(d_i) >= abs(dl_i))
+        eliminate = swap | d_i.ne(0)
+        fact = where(swap, d_i / dl_i, dl_i / d_i)
+        eliminated = where(
+            swap,
+            du_i - fact * d_next,
+            where(eliminate, d_next - fact * du_i, d_next),
+        )
+        dl = write(dl, i, where(eliminate, fact, dl_i))
+        d = write(write(d, i, where(swap, dl_i, d_i)), i + 1, eliminated)
+        du = write(du, i, where(swap, d_next, du_i))
+        du = write(du, i + 1, where(swap, -fact * du_next, du_next))
+        du2 = write(du2, i, where(swap, du_next, 0))
+        ipiv = write(ipiv, i, where(swap, i + 2, i + 1))
+        return dl, d, du, du2, ipiv
+
+    return loop(
+        maximum(n - 1, n.constant(0)), [dl, d, du, du2, ipiv], step, hint="gttrf"
+    )
+
+
+def padded(x: Array, before: int, after: int, length: Array) -> Array:
+    """The rows ``x`` with ``before`` and ``after`` zeros, cut to ``length`` (0-d)."""
+    zeros = [x.full(0, [1, count]) for count in (before, after) if count]
+    parts = [*zeros[:1], x, *zeros[1:]] if before else [x, *zeros]
+    return concat(parts, axis=2).slice(0, length.unsqueeze([0]), axis=2)
+
+
+def replace_pair(b: Array, i: Array, row_i: Array, row_next: Array) -> Array:
+    """``b`` with rows ``i`` (0-d) and ``i + 1`` replaced."""
+    rows = positions(b.dim(1), 1)
+    return where(rows.eq(i), row_i, where(rows.eq(i + 1), row_next, b))
+
+
+def tridiagonal_lu_solve(dl, d, du, du2, ipiv, b: Array, transposed: bool):
+    """``x`` with ``a @ x = b`` (``a.T @ x = b`` if ``transposed``) from the
+    `tridiagonal_lu_factor` of ``a``, in the order of LAPACK's ``gttrs``."""
+    n = d.dim(2)
+    n_pairs = maximum(n - 1, n.constant(0))
+
+    def apply_l(iteration, b):
+        i = n.into(b.builder) - 2 - iteration if transposed else iteration
+        at_i = i.unsqueeze([0])
+        swap = read(ipiv.into(b.builder), at_i).eq(i + 2)
+        l_i = read(dl.into(b.builder), at_i)
+        b_i, b_next = b.take(at_i, axis=1), b.take(at_i + 1, axis=1)
+        if transposed:
+            eliminated = b_i - l_i * b_next
+            return [
+                replace_pair(
+                    b,
+                    i,
+                    where(swap, b_next, eliminated),
+                    where(swap, eliminated, b_next),
+                )
+            ]
+        row_i = where(swap, b_next, b_i)
+        row_next = where(swap, b_i - l_i * b_next, b_next - l_i * b_i)
+        return [replace_pair(b, i, row_i, row_next)]
+
+    if transposed:
+        first, second, offset, step = padded(du, 1, 0, n), padded(du2, 2, 0, n), 2, -1
+    else:
+        [b] = loop(n_pairs, [b], apply_l, hint="l_solved")
+        first, second, offset, step = padded(du, 0, 1, n), padded(du2, 0, 2, n), 0, 1
+
+    def solve_u(iteration, x):
+        # x holds the solution and two rows of zeros after it (before it if transposed)
+        body = x.builder
+        k = iteration if transposed else n.into(body) - 1 - iteration
+        at_k = k.unsqueeze([0])
+        at_x = at_k + offset
+        value = b.into(body).take(at_k, axis=1)
+        value = value - read(first.into(body), at_k) * x.take(at_x + step, axis=1)
+        value = value - read(second.into(body), at_k) * x.take(at_x + 2 * step, axis=1)
+        value = value / read(d.into(body), at_k)
+        return [where(positions(x.dim(1), 1).eq(k + offset), value, x)]
+
+    zeros = b.full(0, [(n + 2).unsqueeze([0]), b.shape(2, 3)])
+    [x] = loop(n, [zeros], solve_u, hint="u_solved")
+    x = x.slice(offset, (n + offset).unsqueeze([0]), axis=1)
+    if transposed:
+        [x] = loop(n_pairs, [x], apply_l, hint="l_solved")
+    return x
+
+
+def as_rows(vectors, dtype):
+    """Stacks of vectors ``(batch, length)`` as rows ``(batch, 1, length)`` of ``dtype``."""
+    return [vector.cast(dtype).unsqueeze([1]) for vector in vectors]
+
+
+@register_stacked(LUFactorTridiagonal)
+def lu_factor_tridiagonal_stacked(op, node, dl, d, du):
+    *diagonals, ipiv = tridiagonal_lu_factor(*as_rows([dl, d, du], output_dtype(node)))
+    return [
+        *(diagonal.squeeze([1]) for diagonal in diagonals),
+        ipiv.squeeze([1]).cast(output_dtype(node, 4)),
+    ]
+
+
+@register_stacked(SolveLUFactorTridiagonal)
+def solve_lu_factor_tridiagonal_stacked(op, node, dl, d, du, du2, ipiv, b):
+    dtype = output_dtype(node)
+    factors = as_rows([dl, d, du, du2], dtype)
+    ipiv = ipiv.cast("int64").unsqueeze([1])
+    b = as_columns(b.cast(dtype), op.b_ndim)
+    x = tridiagonal_lu_solve(*factors, ipiv, b, op.transposed)
+    return [as_given(x, op.b_ndim)]
+
+
+# Sylvester equations of quasi-triangular matrices (trsyl)
+
+
+def diagonal_blocks(t: Array):
+    """The 1x1 and 2x2 diagonal blocks of the upper quasi-triangular stack ``t``.
+
+    A 2x2 block has a nonzero subdiagonal element ``t[i, i - 1]``, as LAPACK
+    reads it. Per row ``i``:
+
+    Returns
+    -------
+    blocks
+        ``(batch, n, 2, 2)``: the block of row ``i``, a 1x1 block ``[[x]]``
+        as ``[[x, 0], [0, x]]``.
+    block_rows
+        ``(batch, n, 2)`` int64: the rows of the block (the same twice for a 1x1 block).
+    offset
+        ``(batch, n, 1)`` int64: ``i`` minus the first row of its block.
+    """
+    n = t.dim(1)
+    rows, columns = positions(n, 1), positions(n, 2)
+    second = where(rows.eq(columns + 1), t, 0).sum([2]).ne(0)
+    after_second = concat(
+        [second.slice(1, n.unsqueeze([0]), axis=1), none_of(t)], axis=1
+    )
+    is_two = second | after_second
+    offset = second.cast("int64")
+    first = rows - offset
+    block_rows = concat([first, first + is_two.cast("int64")], axis=2)
+    flat_index = block_rows.unsqueeze([3]) * n + block_rows.unsqueeze([2])
+    blocks = t.reshape(stack_shape(t, -1)).take_along(
+        flat_index.reshape(stack_shape(t, -1)), axis=1
+    )
+    blocks = blocks.reshape(stack_shape(t, n.unsqueeze([0]), 2, 2))
+    on_diagonal = blocks.constant(np.eye(2, dtype=bool), "bool")
+    blocks = where(on_diagonal | is_two.unsqueeze([3]), blocks, 0)
+    return blocks, block_rows, offset
+
+
+def sylvester_of_quasi_triangular(a: Array, b: Array, c: Array) -> Array:
+    """``x`` with ``a @ x + x @ b = c`` for upper quasi-triangular ``a`` and ``b``.
+
+    Like LAPACK's ``trsyl``, solves for one pair of diagonal blocks of ``a``
+    and ``b`` at a time, from the bottom left corner; here all the pairs of
+    an anti-diagonal of blocks at once, as 4x4 linear systems (two uncoupled
+    copies of a 1x1 or 2x2 system when a block is 1x1).
+    """
+    m, n = a.dim(1), b.dim(1)
+    a_blocks, a_rows, a_offset = diagonal_blocks(a)
+    b_blocks, b_columns, b_offset = diagonal_blocks(b)
+    a_starts, b_starts = 1 - a_offset, 1 - b_offset
+    blocks_below = a_starts.apply(
+        "CumSum", a_starts, a_starts.indices(1), exclusive=1, reverse=1
+    )
+    blocks_left = b_starts.apply("CumSum", b_starts, b_starts.indices(1)) - 1
+    # the blocks of c solved in the same iteration
+    anti_diagonal = blocks_below + blocks_left.mT
+    upper_a = where(blocks_below.mT < blocks_below, a, 0)
+    upper_b = where(blocks_left < blocks_left.mT, b, 0)
+
+    # kron(I, a_block) + kron(b_block.T, I) for each element (k, l), with axes
+    # (batch, k, l, r, c, r', c') for x[r, c] of the block of (k, l)
+    eye = np.eye(2)
+    a_term = a_blocks.reshape(stack_shape(a, m.unsqueeze([0]), 1, 2, 1, 2, 1))
+    a_term = a_term * a.constant(eye.reshape(1, 1, 1, 1, 2, 1, 2))
+    b_term = b_blocks.apply("Transpose", b_blocks, perm=[0, 1, 3, 2])
+    b_term = b_term.reshape(stack_shape(b, 1, n.unsqueeze([0]), 1, 2, 1, 2))
+    b_term = b_term * b.constant(eye.reshape(1, 1, 1, 2, 1, 2, 1))
+    systems = (a_term + b_term).reshape(a.indices([-1, 4, 4]))
+    lu, permutation, _, _ = lu_factor(systems)
+
+    rhs_index = a_rows.reshape(stack_shape(a, m.unsqueeze([0]), 1, 2, 1)) * n
+    rhs_index = rhs_index + b_columns.reshape(stack_shape(b, 1, n.unsqueeze([0]), 1, 2))
+    rhs_index = rhs_index.reshape(stack_shape(a, -1))
+    own = (a_offset * 2 + b_offset.mT).reshape(stack_shape(a, -1, 1))
+
+    def step(iteration, x):
+        body = x.builder
+        residual = c.into(body) - upper_a.into(body) @ x - x @ upper_b.into(body)
+        rhs = residual.reshape(stack_shape(x, -1)).take_along(
+            rhs_index.into(body), axis=1
+        )
+        solved = lu_solve(
+            lu.into(body), permutation.into(body), rhs.reshape(rhs.indices([-1, 4, 1]))
+        )
+        solved = solved.reshape(stack_shape(x, -1, 4)).take_along(
+            own.into(body), axis=2
+        )
+        in_iteration = anti_diagonal.into(body).eq(iteration)
+        return [where(in_iteration, solved.reshape(x.shape()), x)]
+
+    n_iterations = a_starts.sum([1]) + b_starts.sum([1]) - 1
+    n_iterations = maximum(n_iterations.max([0]).squeeze([0, 1, 2]), m.constant(0))
+    [x] = loop(n_iterations, [c.constant(0).expand(c.shape())], step, hint="trsyl")
+    return x
+
+
+@register_stacked(TRSYL)
+def trsyl_stacked(op, node, a, b, c):
+    dtype = float_output_dtype(node)
+    a, b, c = (x.cast(dtype) for x in (a, b, c))
+    return [sylvester_of_quasi_triangular(a, b, c)]
+
+
+# Decompositions that are not unique
+
+
+def register_unsupported(op_class, reason: str):
+    """Make ``op_class`` and its ``Blockwise`` raise ``NotImplementedError(reason)``.
+
+    The reason is also given when the Op's types already fail (see
+    `unsupported_reason`).
+    """
+
+    def raise_unsupported(op, node, builder, inputs, **kwargs):
+        raise NotImplementedError(reason)
+
+    UNSUPPORTED_OP_REASONS[op_class] = reason
+    onnx_funcify.register(op_class)(raise_unsupported)
+    onnx_funcify_batched.register(op_class)(raise_unsupported)
+
+
+NOT_UNIQUE = (
+    "{name} is not unique: the order of the eigenvalues along the diagonal "
+    "and the signs of the Schur vectors follow from the iterations of LAPACK's "
+    "{routine}, which the ONNX backend does not reproduce, so its results would "
+    "differ from PyTensor's. {instead}"
+)
+register_unsupported(
+    Schur,
+    NOT_UNIQUE.format(
+        name="The Schur decomposition",
+        routine="gees",
+        instead="For a symmetric matrix, use pt.linalg.eigh (T = diag(w), Z = v). "
+        "solve_sylvester and solve_continuous_lyapunov compute Schur "
+        "decompositions: solve a @ x + x @ b = c as the linear system "
+        "pt.linalg.solve(kron(eye, a) + kron(b.T, eye), c.T.ravel()) instead.",
+    ),
+)
+register_unsupported(
+    QZ,
+    NOT_UNIQUE.format(
+        name="The QZ (generalized Schur) decomposition",
+        routine="gges",
+        instead="solve_discrete_are computes a QZ decomposition; "
+        "solve_discrete_lyapunov(method='direct') converts.",
+    ),
+)
 
 
 def lu_parts(lu: Array):
