@@ -77,6 +77,42 @@ def rename_input(node: onnx.NodeProto, old: str, new: str):
                 rename_input(inner, old, new)
 
 
+def names_used_inside(graph: onnx.GraphProto) -> set[str]:
+    """The value names read by the nodes of ``graph`` and of its nested subgraphs."""
+    used = {name for node in graph.node for name in node.input}
+    used.update(info.name for info in graph.output)
+    for node in graph.node:
+        for attribute in node.attribute:
+            for subgraph in (attribute.g, *attribute.graphs):
+                used |= names_used_inside(subgraph)
+    return used
+
+
+def remove_unread(graph: onnx.GraphProto):
+    """Remove the nodes of ``graph`` whose outputs nothing reads, and unread constants.
+
+    Converters that fuse Ops read through nodes they do not remove (see
+    ``DenseLayerFusion``); this is where those nodes go when nothing else
+    reads them. Nodes are in topological order.
+    """
+    read = {info.name for info in graph.output}
+    kept = []
+    for node in reversed(graph.node):
+        if not read.intersection(node.output):
+            continue
+        kept.append(node)
+        read.update(node.input)
+        for attribute in node.attribute:
+            for subgraph in (attribute.g, *attribute.graphs):
+                read |= names_used_inside(subgraph)
+    if len(kept) < len(graph.node):
+        del graph.node[:]
+        graph.node.extend(reversed(kept))
+    unread = [t for t in graph.initializer if t.name not in read]
+    for tensor in unread:
+        graph.initializer.remove(tensor)
+
+
 class ONNXGraphBuilder:
     """Accumulate the nodes, constants, inputs and outputs of one ONNX graph.
 
@@ -285,6 +321,7 @@ class ONNXGraphBuilder:
         )
         for graph_pass in self.graph_passes:
             graph_pass(graph)
+        remove_unread(graph)
         return graph
 
     def make_model(self, graph_name: str = "pytensor_graph", **model_kwargs):

@@ -14,6 +14,7 @@ from collections import defaultdict
 from pytensor.ifelse import IfElse
 
 from onnx import GraphProto, NodeProto
+from pytensor.link.onnx.builder import names_used_inside
 from pytensor.link.onnx.dispatch.basic import onnx_funcify, variable_shape
 
 
@@ -43,17 +44,6 @@ def onnx_funcify_IfElse(op, node, builder, inputs, **kwargs):
         else_branch=branch_graph(builder, "else", values[op.n_outs :], else_vars),
         hint="ifelse",
     )
-
-
-def names_used_inside(graph: GraphProto) -> set[str]:
-    """The value names read by the nodes of ``graph`` and of its nested subgraphs."""
-    used = {name for node in graph.node for name in node.input}
-    used.update(info.name for info in graph.output)
-    for node in graph.node:
-        for attribute in node.attribute:
-            for subgraph in (attribute.g, *attribute.graphs):
-                used |= names_used_inside(subgraph)
-    return used
 
 
 def common_prefix(places):

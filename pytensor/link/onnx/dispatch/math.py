@@ -6,8 +6,8 @@ from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
 from onnx import numpy_helper
+from pytensor.link.onnx.builder import names_used_inside
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.ifelse import names_used_inside
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
 from pytensor.link.onnx.dispatch.shape import add_runtime_check, int64_constant
 
@@ -435,9 +435,9 @@ class DenseLayerFusion:
 
     Applies to the ``Add`` nodes converters listed by node name in
     ``additions`` (see `is_dense_layer`), when nothing else reads the
-    product. A bias that only reaches the ``Add`` through ``Unsqueeze`` is
-    passed to ``Gemm`` directly. onnxruntime fuses these nodes itself when it
-    loads a model; this pass gives an exported file the same, smaller graph.
+    product. A bias that reaches the ``Add`` through ``Unsqueeze`` is passed
+    to ``Gemm`` directly. onnxruntime fuses these nodes itself when it loads a
+    model; this pass gives an exported file the same, smaller graph.
     """
 
     def __init__(self):
@@ -455,8 +455,11 @@ class DenseLayerFusion:
     def __call__(self, graph):
         readers = value_readers(graph)
         producers = {name: node for node in graph.node for name in node.output}
-        axes = {t.name: numpy_helper.to_array(t).tolist() for t in graph.initializer}
-        removed = []
+        axes = {
+            t.name: numpy_helper.to_array(t).tolist()
+            for t in graph.initializer
+            if list(t.dims) == [1]
+        }
         for node in graph.node:
             if node.name not in self.additions:
                 continue
@@ -465,20 +468,11 @@ class DenseLayerFusion:
                 if matmul is None or matmul.op_type != "MatMul" or readers[product] > 1:
                     continue
                 row = producers.get(bias)
-                if (
-                    row is not None
-                    and row.op_type == "Unsqueeze"
-                    and axes.get(row.input[1]) == [0]
-                    and readers[bias] == 1
-                ):
-                    removed.append(row)
+                if row and row.op_type == "Unsqueeze" and axes.get(row.input[1]) == [0]:
                     bias = row.input[0]
-                removed.append(matmul)
                 node.op_type = "Gemm"
                 node.input[:] = [*matmul.input, bias]
                 break
-        for node in removed:
-            graph.node.remove(node)
 
 
 def value_readers(graph) -> Counter:
