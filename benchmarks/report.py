@@ -174,22 +174,12 @@ def text_report(data):
 def torch_lines(comparison):
     if comparison is None:
         return []
-    title = "MLP exported to ONNX: export_onnx vs torch.onnx.export (same weights)"
+    title = "Exported to ONNX: export_onnx vs torch.onnx.export (same weights)"
     if comparison["status"] != "ok":
         return ["", title, f"  {comparison['status']}: {comparison['reason']}"]
     batches = comparison["batches"]
-    rows = [
-        [
-            name,
-            m["nodes"],
-            f"{m['bytes'] / 1e6:.2f} MB",
-            m["opset"],
-            *(time_cell(m["latency"][str(b)], name, Notes()) for b in batches),
-            m["ops"],
-        ]
-        for name, m in comparison["models"].items()
-    ]
     header = [
+        "network",
         "exporter",
         "nodes",
         "size",
@@ -197,10 +187,26 @@ def torch_lines(comparison):
         *(f"ORT batch {b}" for b in batches),
         "ops",
     ]
-    agree = "agree" if comparison["outputs_agree"] else "DISAGREE"
+    rows = [
+        [
+            network,
+            name,
+            m["nodes"],
+            f"{m['bytes'] / 1e6:.2f} MB",
+            m["opset"],
+            *(time_cell(m["latency"][str(b)], name, Notes()) for b in batches),
+            m["ops"],
+        ]
+        for network, result in comparison["networks"].items()
+        for name, m in result["models"].items()
+    ]
+    agreement = ", ".join(
+        f"{network} outputs {'agree' if result['outputs_agree'] else 'DISAGREE'}"
+        for network, result in comparison["networks"].items()
+    )
     return [
         "",
-        f"{title}; torch {comparison['torch_version']}, outputs {agree}",
+        f"{title}; torch {comparison['torch_version']}; {agreement}",
         *table(header, rows),
     ]
 

@@ -1,4 +1,8 @@
-"""The MLP exported by ``export_onnx`` versus the same MLP from ``torch.onnx.export``."""
+"""The MLP and the digits CNN exported by ``export_onnx`` and by ``torch.onnx.export``.
+
+Both exports hold the same weights and compute the same probabilities; they are
+compared on node count, file size and onnxruntime latency.
+"""
 
 import importlib.util
 import io
@@ -15,7 +19,16 @@ from runner import (
     ort_session_options,
     summarize,
 )
-from workloads import mlp_forward, mlp_params, mlp_sizes, rng, shared_params
+from workloads import (
+    CNN_IMAGE_SHAPE,
+    digits_cnn_forward,
+    digits_cnn_params,
+    mlp_forward,
+    mlp_params,
+    mlp_sizes,
+    rng,
+    shared_params,
+)
 
 import pytensor
 
@@ -26,31 +39,23 @@ ENABLE_HINT = (
 )
 
 
-def pytensor_model(params, threads):
+def pytensor_mlp(params, threads):
     from pytensor.link.onnx import export_onnx
 
     x = pt.matrix("x", dtype="float32")
     f = pytensor.function(
         [x], mlp_forward(x, shared_params(params)), mode=onnx_mode(threads)
     )
-    return export_onnx(f)
+    return export_onnx(f, dims={"x": ("batch", params[0].shape[0])})
 
 
-def torch_model(params):
+def torch_export(network, example):
     import torch
 
-    layers = []
-    for weight, bias in zip(params[::2], params[1::2], strict=True):
-        linear = torch.nn.Linear(*weight.shape)
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(weight.T.copy()))
-            linear.bias.copy_(torch.from_numpy(bias))
-        layers += [linear, torch.nn.ReLU()]
-    network = torch.nn.Sequential(*layers[:-1], torch.nn.Softmax(dim=-1)).eval()
     buffer = io.BytesIO()
     torch.onnx.export(
-        network,
-        (torch.zeros(1, params[0].shape[0]),),
+        network.eval(),
+        (torch.from_numpy(example),),
         buffer,
         input_names=["x"],
         output_names=["probs"],
@@ -58,6 +63,82 @@ def torch_model(params):
         dynamo=False,
     )
     return onnx.load_from_string(buffer.getvalue())
+
+
+def linear(torch, weight, bias=None):
+    """A ``torch.nn.Linear`` computing ``x @ weight + bias``."""
+    layer = torch.nn.Linear(*weight.shape, bias=bias is not None)
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(weight.T.copy()))
+        if bias is not None:
+            layer.bias.copy_(torch.from_numpy(bias))
+    return layer
+
+
+def torch_mlp(params):
+    import torch
+
+    layers = []
+    for weight, bias in zip(params[::2], params[1::2], strict=True):
+        layers += [linear(torch, weight, bias), torch.nn.ReLU()]
+    network = torch.nn.Sequential(*layers[:-1], torch.nn.Softmax(dim=-1))
+    return torch_export(network, np.zeros((1, params[0].shape[0]), "float32"))
+
+
+def pytensor_cnn(params, threads):
+    from pytensor.link.onnx import export_onnx
+
+    images = pt.tensor4("x", dtype="float32")
+    f = pytensor.function(
+        [images], digits_cnn_forward(images, *params), mode=onnx_mode(threads)
+    )
+    return export_onnx(f, dims={"x": ("batch", *CNN_IMAGE_SHAPE)})
+
+
+def torch_cnn(params):
+    import torch
+
+    first, second, dense = params
+    convolutions = []
+    for kernels in (first, second):
+        # pt.signal.convolve2d is a true convolution: torch's Conv2d correlates
+        conv = torch.nn.Conv2d(*kernels.shape[1::-1], kernels.shape[2:], bias=False)
+        with torch.no_grad():
+            conv.weight.copy_(torch.from_numpy(kernels[:, :, ::-1, ::-1].copy()))
+        convolutions += [conv, torch.nn.ReLU()]
+    network = torch.nn.Sequential(
+        *convolutions,
+        torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(),
+        linear(torch, dense),
+        torch.nn.Softmax(dim=-1),
+    )
+    return torch_export(network, np.zeros((1, *CNN_IMAGE_SHAPE), "float32"))
+
+
+def networks(quick, threads):
+    """For each network: its two exports and a function drawing a batch of inputs."""
+    mlp = mlp_params(mlp_sizes(quick))
+    cnn = digits_cnn_params()
+    gen = rng()
+    return {
+        "MLP": (
+            {
+                "export_onnx": pytensor_mlp(mlp, threads),
+                "torch.onnx.export": torch_mlp(mlp),
+            },
+            lambda batch: gen.normal(size=(batch, mlp[0].shape[0])).astype("float32"),
+        ),
+        "CNN": (
+            {
+                "export_onnx": pytensor_cnn(cnn, threads),
+                "torch.onnx.export": torch_cnn(cnn),
+            },
+            lambda batch: gen.uniform(0, 16, (batch, *CNN_IMAGE_SHAPE)).astype(
+                "float32"
+            ),
+        ),
+    }
 
 
 def describe(model):
@@ -83,48 +164,52 @@ def session(model, threads):
 
 
 def compare_with_torch(quick, repeats, target_seconds, threads):
-    """Node count, file size and onnxruntime latency of the two exports."""
+    """Node count, file size and onnxruntime latency of the two exports of each network."""
     if importlib.util.find_spec("torch") is None:
         return {"status": "skipped", "reason": ENABLE_HINT}
     import torch
 
-    params = mlp_params(mlp_sizes(quick))
     try:
-        models = {
-            "export_onnx": pytensor_model(params, threads),
-            "torch.onnx.export": torch_model(params),
-        }
+        exports = networks(quick, threads)
     except Exception as err:
         return failure(err)
 
     batches = (1, 8) if quick else (1, 256)
-    calls, agree = {}, True
-    for batch in batches:
-        data = rng().normal(size=(batch, params[0].shape[0])).astype("float32")
-        outputs = []
-        for name, model in models.items():
-            run = session(model, threads).run
-            feed = {model.graph.input[0].name: data}
-            outputs.append(run(None, feed)[0])
-            calls[(name, batch)] = partial(run, None, feed)
-        agree &= bool(np.allclose(*outputs, rtol=1e-4, atol=1e-6))
+    calls, agree = {}, {}
+    for network, (models, draw) in exports.items():
+        agree[network] = True
+        for batch in batches:
+            data = draw(batch)
+            outputs = []
+            for name, model in models.items():
+                run = session(model, threads).run
+                feed = {model.graph.input[0].name: data}
+                outputs.append(run(None, feed)[0])
+                calls[(network, name, batch)] = partial(run, None, feed)
+            agree[network] &= bool(np.allclose(*outputs, rtol=1e-4, atol=1e-6))
     samples, numbers = interleaved_samples(calls, repeats, target_seconds)
     return {
         "status": "ok",
         "onnxruntime_intra_op_threads": threads or "default",
         "torch_version": torch.__version__,
-        "outputs_agree": agree,
         "batches": list(batches),
-        "models": {
-            name: {
-                **describe(model),
-                "latency": {
-                    str(batch): summarize(
-                        samples[(name, batch)], calls_per_repeat=numbers[(name, batch)]
-                    )
-                    for batch in batches
+        "networks": {
+            network: {
+                "outputs_agree": agree[network],
+                "models": {
+                    name: {
+                        **describe(model),
+                        "latency": {
+                            str(batch): summarize(
+                                samples[(network, name, batch)],
+                                calls_per_repeat=numbers[(network, name, batch)],
+                            )
+                            for batch in batches
+                        },
+                    }
+                    for name, model in models.items()
                 },
             }
-            for name, model in models.items()
+            for network, (models, _) in exports.items()
         },
     }

@@ -114,17 +114,29 @@ def max_pool_2x2(x):
     return x.reshape((b, c, h // 2, 2, w // 2, 2)).max(axis=(3, 5))
 
 
-def digits_cnn(quick):
+CNN_IMAGE_SHAPE = (1, 8, 8)
+
+
+def digits_cnn_params():
+    """Kernels of two 3x3 convolution layers (8 and 16 channels) and a dense layer."""
     gen = rng()
+    return (
+        gen.normal(0, 1 / 3, (8, 1, 3, 3)).astype("float32"),
+        gen.normal(0, 1 / 8, (16, 8, 3, 3)).astype("float32"),
+        gen.normal(0, 1 / 8, (16 * 2 * 2, 10)).astype("float32"),
+    )
+
+
+def digits_cnn_forward(images, first, second, dense):
+    features = max_pool_2x2(conv_layer(conv_layer(images, first), second))
+    return softmax(features.reshape((images.shape[0], -1)) @ dense, axis=-1)
+
+
+def digits_cnn(quick):
     batch = 4 if quick else 64
-    k1 = gen.normal(0, 1 / 3, (8, 1, 3, 3)).astype("float32")
-    k2 = gen.normal(0, 1 / 8, (16, 8, 3, 3)).astype("float32")
-    w = gen.normal(0, 1 / 8, (16 * 2 * 2, 10)).astype("float32")
     images = pt.tensor4("images", dtype="float32")
-    features = max_pool_2x2(conv_layer(conv_layer(images, k1), k2))
-    probs = softmax(features.reshape((images.shape[0], -1)) @ w, axis=-1)
-    data = gen.uniform(0, 16, (batch, 1, 8, 8)).astype("float32")
-    return Case([images], [probs], [data])
+    data = rng().uniform(0, 16, (batch, *CNN_IMAGE_SHAPE)).astype("float32")
+    return Case([images], [digits_cnn_forward(images, *digits_cnn_params())], [data])
 
 
 def logistic_regression(quick):

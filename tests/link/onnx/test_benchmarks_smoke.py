@@ -61,7 +61,11 @@ def test_every_workload_reports_numbers_or_a_reason(tmp_path):
 
     torch_comparison = data["torch_comparison"]
     if torch_comparison["status"] == "ok":
-        assert set(torch_comparison["models"]) == {"export_onnx", "torch.onnx.export"}
+        networks = torch_comparison["networks"]
+        assert set(networks) == {"MLP", "CNN"}
+        for result in networks.values():
+            assert result["outputs_agree"]
+            assert set(result["models"]) == {"export_onnx", "torch.onnx.export"}
     else:
         assert torch_comparison["reason"].strip()
 
