@@ -88,6 +88,40 @@ def names_used_inside(graph: onnx.GraphProto) -> set[str]:
     return used
 
 
+NONDETERMINISTIC_OPS = frozenset(
+    (
+        "Bernoulli",
+        "Dropout",
+        "Multinomial",
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+    )
+)
+PLAIN_ATTRIBUTE_TYPES = (int, float, str, bytes)
+
+
+def node_key(op_type, inputs, n_outputs, attributes) -> tuple | None:
+    """What a node computes, for nodes that a second identical one can reuse.
+
+    ``None`` for nodes that draw random numbers and nodes with attributes
+    other than numbers, strings and lists of them (subgraphs, tensors).
+    """
+    if op_type in NONDETERMINISTIC_OPS:
+        return None
+    plain = []
+    for name, value in sorted(attributes.items()):
+        if isinstance(value, list | tuple):
+            value = tuple(value)
+            if not all(isinstance(v, PLAIN_ATTRIBUTE_TYPES) for v in value):
+                return None
+        elif not isinstance(value, PLAIN_ATTRIBUTE_TYPES):
+            return None
+        plain.append((name, value))
+    return (op_type, tuple(inputs), n_outputs, tuple(plain))
+
+
 def remove_unread(graph: onnx.GraphProto):
     """Remove the nodes of ``graph`` whose outputs nothing reads, and unread constants.
 
@@ -136,6 +170,8 @@ class ONNXGraphBuilder:
         self.outputs: list[onnx.ValueInfoProto] = []
         self._constants: dict[tuple, str] = {}
         self._producer: dict[str, onnx.NodeProto] = {}
+        # Nodes already added, by what they compute (see `node_key`)
+        self._computed: dict[tuple, list[str]] = {}
         self._renamed: dict[str, str] = {}
         self.graph_name = "pytensor_graph"
         # Functions that `make_graph` applies to the assembled GraphProto, in place
@@ -165,6 +201,9 @@ class ONNXGraphBuilder:
 
         ``inputs`` may contain ``""`` for omitted optional inputs.
         """
+        key = node_key(op_type, inputs, n_outputs, attributes)
+        if key in self._computed:
+            return self._computed[key]
         hint = hint or op_type.lower()
         outputs = [self.fresh_name(hint) for _ in range(n_outputs)]
         node = helper.make_node(
@@ -177,6 +216,8 @@ class ONNXGraphBuilder:
         self.nodes.append(node)
         for output in outputs:
             self._producer[output] = node
+        if key is not None:
+            self._computed[key] = outputs
         return outputs
 
     def constant(self, value, dtype=None, *, hint: str = "const") -> str:

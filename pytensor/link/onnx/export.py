@@ -23,6 +23,7 @@ from pytensor.link.onnx.report import (
     kernel_problems,
     user_traceback,
 )
+from pytensor.link.onnx.simplify import fold_constants
 from pytensor.link.onnx.targets import MIN_OPSET, get_target
 
 
@@ -343,6 +344,7 @@ def prepare_export(
         model = lower_opset(model, opset, target, dtype)
     weights = bake_weights(model, names.weights, graph.weights, kept)
     static_dims_relaxed = set_input_dims(model, dims or {})
+    weights = fold_constants(model, weights)
     set_metadata(model, doc_string, model_version)
     skeleton = skeleton_of(model, weights)
     name_output_dims(model, skeleton, static_dims_relaxed)
