@@ -205,3 +205,53 @@ def test_digits_cnn_end_to_end(dtype, mode):
         assert_fn=assert_sums_close,
         onnx_mode=mode,
     )
+
+
+def summed_over_channels(x, k, mode):
+    """A convolution layer: each output channel sums over the input channels."""
+    return pt.signal.convolve2d(x[:, None], k[None], mode=mode).sum(axis=2)
+
+
+# Each case: (images type shape, kernels type shape, layer), run with
+# images of shape (3, 2, 6, 5) and kernels of shape (4, 2, 3, 2), or with
+# a unit axis where the type has a 1
+CHANNEL_SUMS = {
+    "channels_vary_in_both": ((None, 2, 6, 5), (4, 2, 3, 2), summed_over_channels),
+    "symbolic_shapes": ((None,) * 4, (None,) * 4, summed_over_channels),
+    "one_kernel_channel": ((None, 2, 6, 5), (4, 1, 3, 2), summed_over_channels),
+    "one_image_channel": ((None, 1, 6, 5), (4, 2, 3, 2), summed_over_channels),
+    "summed_over_images_and_channels": (
+        (None, 2, 6, 5),
+        (4, 2, 3, 2),
+        lambda x, k, mode: pt.signal.convolve2d(x[:, None], k[None], mode=mode).sum(
+            axis=(0, 2)
+        ),
+    ),
+    "one_dimensional": (
+        (None, 2, 6),
+        (4, 2, 3),
+        lambda x, k, mode: pt.signal.convolve1d(x[:, None], k[None], mode=mode).sum(
+            axis=2
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["valid", "full"])
+@pytest.mark.parametrize(
+    "x_shape, k_shape, layer", CHANNEL_SUMS.values(), ids=CHANNEL_SUMS.keys()
+)
+def test_convolutions_summed_over_channels(x_shape, k_shape, layer, mode, dtype):
+    x = pt.tensor("x", shape=x_shape, dtype=dtype)
+    k = pt.tensor("k", shape=k_shape, dtype=dtype)
+    x_value = random_values(rng, (3, x_shape[1] or 2, 6, 5)[: len(x_shape)], dtype)
+    k_value = random_values(rng, (4, k_shape[1] or 2, 3, 2)[: len(k_shape)], dtype)
+    # One Conv sums in float32 what PyTensor sums in float64 (acc_dtype)
+    compare_onnx_and_py(
+        [x, k],
+        layer(x, k, mode),
+        [x_value, k_value],
+        assert_fn=assert_sums_close,
+        onnx_mode=no_rewrites,
+    )

@@ -343,6 +343,7 @@ def onnx_funcify_FunctionGraph(
                     node=node,
                     builder=builder,
                     inputs=[names[inp] for inp in node.inputs],
+                    value_names=names,
                 )
             except NotImplementedError as err:
                 message = unsupported_message(node, str(err))

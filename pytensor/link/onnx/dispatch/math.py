@@ -345,7 +345,11 @@ CAREDUCE_CONVERTERS = {
 
 
 @onnx_funcify.register(CAReduce)
-def onnx_funcify_CAReduce(op, node, builder, inputs, **kwargs):
+def onnx_funcify_CAReduce(op, node, builder, inputs, value_names=None, **kwargs):
+    from pytensor.link.onnx.dispatch.signal import summed_convolution
+
+    if (summed := summed_convolution(builder, node, value_names)) is not None:
+        return [summed]
     [x] = inputs
     in_dtype = node.inputs[0].type.dtype
     out_dtype = node.outputs[0].type.dtype

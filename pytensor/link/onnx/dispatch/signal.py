@@ -23,8 +23,10 @@ number of groups is static. Otherwise (onnxruntime has no float64 ``Conv``) a
 from dataclasses import dataclass
 
 import numpy as np
+import pytensor.scalar.basic as ps
 from pytensor.graph.basic import Constant
 from pytensor.tensor.basic import get_underlying_scalar_constant_value
+from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.signal.conv import Convolve1d, Convolve2d
 
@@ -61,6 +63,13 @@ def dims_at(builder, shape, axes):
     if not axes:
         return int64_constant(builder, np.zeros(0, dtype="int64"), "no_dims")
     return builder.add("Gather", [shape, int64_constant(builder, axes)], hint="dims")
+
+
+def product_at(builder, shape, axes):
+    """The product of the entries ``axes`` of ``shape``, as a vector of one element."""
+    if len(axes) == 1:
+        return dims_at(builder, shape, axes)
+    return product_of(builder, dims_at(builder, shape, axes))
 
 
 def product_of(builder, dims):
@@ -247,7 +256,7 @@ def correlate_by_matmul(builder, padded, kernel, layout, dtype):
         hint="out_lengths",
     )
     group_dims = dims_at(builder, padded_shape, groups)
-    n_images = product_of(builder, dims_at(builder, padded_shape, images))
+    n_images = product_at(builder, padded_shape, images)
     n_kernel_elements = product_of(builder, kernel_lengths)
 
     padded = layout.transposed(
@@ -295,7 +304,7 @@ def correlate_by_matmul(builder, padded, kernel, layout, dtype):
         kernel,
         [
             dims_at(builder, kernel_shape, groups),
-            product_of(builder, dims_at(builder, kernel_shape, channels)),
+            product_at(builder, kernel_shape, channels),
             n_kernel_elements,
         ],
     )
@@ -335,7 +344,7 @@ def correlate_by_conv(builder, padded, kernel, layout, n_groups):
         builder,
         padded,
         [
-            product_of(builder, dims_at(builder, padded_shape, images)),
+            product_at(builder, padded_shape, images),
             int64_constant(builder, [n_groups]),
             dims_at(builder, padded_shape, layout.spatial),
         ],
@@ -347,7 +356,7 @@ def correlate_by_conv(builder, padded, kernel, layout, n_groups):
         builder,
         kernel,
         [
-            product_of(builder, dims_at(builder, kernel_shape, [*groups, *channels])),
+            product_at(builder, kernel_shape, [*groups, *channels]),
             one(builder),
             dims_at(builder, kernel_shape, layout.spatial),
         ],
@@ -362,8 +371,12 @@ def correlate_by_conv(builder, padded, kernel, layout, n_groups):
     )
 
 
-def convolve(builder, node, inputs, n_batch, n_spatial):
-    """The convolution computed by ``node``, a ``Convolve1d``/``2d`` or a ``Blockwise`` of one."""
+def convolve(builder, node, inputs, n_batch, n_spatial, contracted=()):
+    """The convolution computed by ``node``, a ``Convolve1d``/``2d`` or a ``Blockwise`` of one.
+
+    With ``contracted`` group axes (see `BatchLayout`), the sum of the
+    convolution over those axes, as one convolution over channels.
+    """
     in1_var, in2_var, mode_var = node.inputs
     dtype = node.outputs[0].type.dtype
     if dtype == "bool" and n_spatial != 1:
@@ -399,13 +412,143 @@ def convolve(builder, node, inputs, n_batch, n_spatial):
     layout = BatchLayout.of(in1_var, in2_var, n_batch, n_spatial)
     kernel = flip(builder, in2, layout.spatial)
     n_groups = static_group_count(layout, in1_var, in2_var)
-    if compute in CONV_DTYPES and n_groups is not None:
+    if contracted:
+        padded, kernel, layout = over_channels(
+            builder, padded, kernel, layout, contracted
+        )
+        result = correlate_over_channels(builder, padded, kernel, layout)
+    elif compute in CONV_DTYPES and n_groups is not None:
         result = correlate_by_conv(builder, padded, kernel, layout, n_groups)
     else:
         result = correlate_by_matmul(builder, padded, kernel, layout, compute)
     if dtype == "bool":
         return builder.add("Greater", [result, builder.constant(0, compute)])
     return builder.cast(result, compute, dtype)
+
+
+def over_channels(builder, padded, kernel, layout, contracted):
+    """The operands and layout of a convolution summed over the ``contracted`` axes.
+
+    Those axes become the group axes, along which both operands vary: an
+    operand of length 1 along one is broadcast to the other's length.
+    """
+    contracted = tuple(sorted(contracted))
+    unit_axes = (layout.in1_units, layout.in2_units)
+    ndim = layout.n_batch + layout.n_spatial
+    padded, kernel = (
+        broadcast_along(
+            builder, operand, other, [a for a in contracted if a in units], ndim
+        )
+        for operand, other, units in zip(
+            (padded, kernel), (kernel, padded), unit_axes, strict=True
+        )
+    )
+    layout = BatchLayout(
+        images=tuple(a for a in layout.images if a not in contracted),
+        channels=tuple(a for a in layout.channels if a not in contracted),
+        groups=contracted,
+        n_spatial=layout.n_spatial,
+        in1_units=layout.in1_units - set(contracted),
+        in2_units=layout.in2_units - set(contracted),
+    )
+    return padded, kernel, layout
+
+
+def broadcast_along(builder, x, other, axes, ndim):
+    """``x``, of length 1 along ``axes``, repeated to ``other``'s lengths there."""
+    if not axes:
+        return x
+    lengths = builder.add("Shape", [other], hint="other_shape")
+    target = [
+        dims_at(builder, lengths, [axis]) if axis in axes else one(builder)
+        for axis in range(ndim)
+    ]
+    shape = builder.add("Concat", target, axis=0, hint="shape")
+    return builder.add("Expand", [x, shape], hint="broadcast")
+
+
+def correlate_over_channels(builder, padded, kernel, layout):
+    """The valid cross-correlation summed over the group axes, as one ``Conv``.
+
+    The group axes, along which both operands vary, become the input channels
+    of the ``Conv``; the result has the batch axes without them, in order.
+    """
+    images, channels, groups = layout.images, layout.channels, layout.groups
+    padded_shape = builder.add("Shape", [padded], hint="padded_shape")
+    kernel_shape = builder.add("Shape", [kernel], hint="kernel_shape")
+    padded = layout.transposed(
+        builder, padded, [*images, *groups, *channels, SPATIAL], layout.in1_units
+    )
+    padded = reshaped(
+        builder,
+        padded,
+        [
+            product_at(builder, padded_shape, images),
+            product_at(builder, padded_shape, groups),
+            dims_at(builder, padded_shape, layout.spatial),
+        ],
+    )
+    kernel = layout.transposed(
+        builder, kernel, [*channels, *groups, *images, SPATIAL], layout.in2_units
+    )
+    kernel = reshaped(
+        builder,
+        kernel,
+        [
+            product_at(builder, kernel_shape, channels),
+            product_at(builder, kernel_shape, groups),
+            dims_at(builder, kernel_shape, layout.spatial),
+        ],
+    )
+    result = builder.add("Conv", [padded, kernel], hint="correlation")
+    kept = [axis for axis in range(layout.n_batch) if axis not in groups]
+    dims = {SPATIAL: builder.add("Shape", [result], start=2, hint="out_lengths")}
+    dims.update((axis, dims_at(builder, padded_shape, [axis])) for axis in images)
+    dims.update((axis, dims_at(builder, kernel_shape, [axis])) for axis in channels)
+    result = reshaped(builder, result, [dims[a] for a in [*images, *channels, SPATIAL]])
+    order = [*images, *channels]
+    if order != sorted(order):
+        n_kept = len(kept)
+        perm = [order.index(axis) for axis in kept]
+        perm += list(range(n_kept, n_kept + layout.n_spatial))
+        result = builder.add("Transpose", [result], perm=perm, hint="batch_order")
+    return result
+
+
+def summed_convolution(builder, node, value_names):
+    """``node``, a sum, computed as one convolution over channels, if it can be.
+
+    That is when it sums a float32 ``Blockwise`` convolution into float32
+    over batch axes only, and over every batch axis along which both operands
+    vary: as a convolution layer with input channels is written,
+    ``convolve2d(x[:, None], k[None]).sum(2)``. ``Conv`` then accumulates in
+    float32 what PyTensor accumulates in float64 (``acc_dtype``) before
+    rounding to float32.
+    """
+    if value_names is None or not isinstance(node.op.scalar_op, ps.Add):
+        return None
+    [summed] = node.inputs
+    conv = summed.owner
+    if conv is None or not isinstance(conv.op, Blockwise):
+        return None
+    core = conv.op.core_op
+    if not isinstance(core, Convolve1d | Convolve2d):
+        return None
+    n_batch = summed.type.ndim - core.ndim
+    layout = BatchLayout.of(*conv.inputs[:2], n_batch, core.ndim)
+    axis = node.op.axis
+    axes = set(range(summed.type.ndim) if axis is None else axis)
+    dtype = conv.outputs[0].type.dtype
+    if (
+        not axes
+        or max(axes) >= n_batch
+        or not set(layout.groups) <= axes
+        or dtype not in CONV_DTYPES
+        or node.outputs[0].type.dtype != dtype
+    ):
+        return None
+    inputs = [value_names[var] for var in conv.inputs]
+    return convolve(builder, conv, inputs, n_batch, core.ndim, tuple(axes))
 
 
 @onnx_funcify.register(Convolve1d)
