@@ -2,6 +2,7 @@
 from pytensor.link.onnx.dispatch.basic import onnx_funcify, onnx_typify
 
 # Load dispatch specializations
+import pytensor.link.onnx.dispatch.bessel
 import pytensor.link.onnx.dispatch.blas
 import pytensor.link.onnx.dispatch.blockwise
 import pytensor.link.onnx.dispatch.builders
