@@ -695,3 +695,13 @@ def test_int64_extrema_with_equal_high_halves(fn):
         np.array([2**31 - 1, 5, 2**32 - 1, 7, -(2**33) + 2**31], dtype="int64"),
     ]
     compare_onnx_and_py([a, b], [fn(a, b)], values)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_maximum_with_zero_keeps_the_sign_of_a_zero_like_numba(dtype):
+    # onnxruntime's Relu, which runtimes fuse with the layer before it
+    x = pt.vector("x", dtype=dtype)
+    values = np.array([np.nan, -np.inf, -1.5, -0.0, 0.0, 2.5, np.inf], dtype)
+    fn = compare_onnx_and_py([x], [pt.maximum(x, 0), pt.maximum(0.0, x)], [values])[0]
+    for result in fn(values):
+        assert np.signbit(result[3])

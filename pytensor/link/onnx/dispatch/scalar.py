@@ -168,8 +168,33 @@ def onnx_funcify_extremum(op, node, builder, inputs, **kwargs):
             keep = builder.add(comparison, [result, other])
             result = where(builder, keep, result, other, dtype)
         return [result]
+    if isinstance(op, ps.Maximum) and (rectified := rectified_input(node)) is not None:
+        return [builder.add("Relu", [args[rectified]])]
     op_type = "Max" if isinstance(op, ps.Maximum) else "Min"
     return [apply_in(builder, op_type, args, dtype, dtype)]
+
+
+def rectified_input(node) -> int | None:
+    """The position of ``x`` if the float ``node`` is ``maximum(x, 0)``, else None.
+
+    ``Relu`` returns ``maximum(x, 0)`` but for the sign of a zero: -0.0 for
+    -0.0, as the Numba backend does (NumPy and the C backend return 0.0).
+    Runtimes fuse ``Relu`` with a preceding ``Conv`` or ``Gemm``.
+    """
+    dtype = output_dtype(node)
+    if dtype not in ("float32", "float64") or len(node.inputs) != 2:
+        return None
+    for position, (x, zero) in enumerate((node.inputs, node.inputs[::-1])):
+        data = constant_data(zero)
+        if (
+            data is not None
+            and x.type.dtype == dtype
+            and np.ndim(data) <= x.type.ndim
+            and all(length == 1 for length in np.shape(data))
+            and not np.any(data)
+        ):
+            return position
+    return None
 
 
 @onnx_funcify.register(ps.TrueDiv)
