@@ -370,3 +370,23 @@ def test_a_dense_layer_is_one_gemm():
         mode="ONNX",
     )
     assert "Gemm" not in op_types(integer)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
+def test_transposed_matrix_times_vector_or_column(static, dtype):
+    a = pt.tensor("a", dtype=dtype, shape=(5, 3) if static else (None, None))
+    v = pt.tensor("v", dtype=dtype, shape=(5,) if static else (None,))
+    column = pt.tensor("column", dtype=dtype, shape=(5, 1) if static else (None, 1))
+    empty = np.zeros((0, 3), dtype)
+    for a_value, v_value in [
+        (random_values((5, 3), dtype), random_values((5,), dtype)),
+        (empty, np.zeros(0, dtype)),
+    ]:
+        if static and not len(a_value):
+            continue
+        compare_onnx_and_py(
+            [a, v, column],
+            [a.T @ v, a.T @ column, pt.dot(a.T, v) * 2],
+            [a_value, v_value, v_value[:, None]],
+        )

@@ -2,7 +2,7 @@ from collections import Counter
 
 import numpy as np
 import pytensor.scalar.basic as ps
-from pytensor.tensor.elemwise import CAReduce
+from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
 from onnx import numpy_helper
@@ -395,10 +395,45 @@ def onnx_funcify_Argmax(op, node, builder, inputs, **kwargs):
 
 
 @onnx_funcify.register(Dot)
-def onnx_funcify_Dot(op, node, builder, inputs, **kwargs):
+def onnx_funcify_Dot(op, node, builder, inputs, value_names=None, **kwargs):
     dtype = output_dtype(node)
+    if (
+        product := transposed_matrix_times_vector(node, value_names, builder)
+    ) is not None:
+        return [product]
     x, y = cast_all(builder, node, inputs, dtype)
     return [matmul(builder, x, y, dtype, *(var.type.ndim for var in node.inputs))]
+
+
+def transposed_matrix_times_vector(node, value_names, builder) -> str | None:
+    """``a.T @ v``, for a float vector or column ``v``, as ``(v.T @ a).T``.
+
+    onnxruntime multiplies a row by a matrix faster than a transposed matrix
+    by a column (about 1.5 times in float64, as the gradient of a linear
+    model needs it).
+    """
+    transposed, v = node.inputs
+    dtype = node.outputs[0].type.dtype
+    owner = transposed.owner
+    if (
+        value_names is None
+        or dtype not in GEMM_DTYPES
+        or owner is None
+        or not isinstance(owner.op, DimShuffle)
+        or owner.op.new_order != (1, 0)
+        or v.type.ndim not in (1, 2)
+        or (v.type.ndim == 2 and v.type.shape[1] != 1)
+        or any(var.type.dtype != dtype for var in (transposed, v))
+    ):
+        return None
+    a, column = value_names[owner.inputs[0]], value_names[v]
+    if v.type.ndim == 2:
+        row = builder.add("Transpose", [column], perm=[1, 0])
+        product = builder.add("MatMul", [row, a], hint="matmul")
+        return builder.add("Transpose", [product], perm=[1, 0])
+    row = builder.add("Unsqueeze", [column, int64_constant(builder, [0])])
+    product = builder.add("MatMul", [row, a], hint="matmul")
+    return builder.add("Squeeze", [product, int64_constant(builder, [0])])
 
 
 GEMM_DTYPES = {"float32", "float64"}
