@@ -26,6 +26,8 @@ from pytensor.link.onnx.dispatch.shape import (
     add_runtime_check,
     dim_size,
     int64_constant,
+    int64_max,
+    int64_min,
 )
 from pytensor.link.onnx.dispatch.sort import stable_argsort
 
@@ -164,9 +166,7 @@ def broadcast_counts(builder, counts, length):
     n_counts = builder.add("Shape", [counts])
     padded = builder.add("Concat", [counts, int64_constant(builder, [0])], axis=0)
     single = builder.add("Equal", [n_counts, int64_constant(builder, [1])])
-    in_range = builder.add(
-        "Min", [arange(builder, to_scalar(builder, length)), n_counts]
-    )
+    in_range = int64_min(builder, arange(builder, to_scalar(builder, length)), n_counts)
     index = builder.add("Where", [single, builder.constant(0, "int64"), in_range])
     return builder.add("Gather", [padded, index], hint="counts")
 
@@ -214,7 +214,7 @@ def onnx_funcify_Repeat(op, node, builder, inputs, **kwargs):
             "repeats must have one element or one per element of the repeated axis",
         )
     # Invalid repeats still give valid positions, so that the checks can raise
-    counts = broadcast_counts(builder, builder.add("Max", [counts, zero]), length)
+    counts = broadcast_counts(builder, int64_max(builder, counts, zero), length)
     source = source_positions(builder, counts)
     return [builder.add("Gather", [x, source], axis=op.axis, hint="repeated")]
 
@@ -365,7 +365,7 @@ def bisection_loop_body(builder, x, v, last, dtype, side, shape):
     low = body.add_input("low", "int64", shape)
     high = body.add_input("high", "int64", shape)
     middle = body.add("Div", [body.add("Add", [low, high]), body.constant(2, "int64")])
-    pivot = body.add("Gather", [x, body.add("Min", [middle, last])], hint="pivot")
+    pivot = body.add("Gather", [x, int64_min(body, middle, last)], hint="pivot")
     if side == "left":
         go_right = sorts_before(body, pivot, v, dtype)
     else:
@@ -444,11 +444,11 @@ def onnx_funcify_FillDiagonal(op, node, builder, inputs, **kwargs):
 def flat_slice_bounds(builder, start, end, size):
     """``start`` and ``end`` of ``flat[start:end]`` made explicit as Python does."""
     zero = builder.constant(0, "int64")
-    start = builder.add("Min", [start, size])
-    from_the_end = builder.add("Max", [builder.add("Add", [end, size]), zero])
+    start = int64_min(builder, start, size)
+    from_the_end = int64_max(builder, builder.add("Add", [end, size]), zero)
     is_negative = builder.add("Less", [end, zero])
     end = builder.add(
-        "Where", [is_negative, from_the_end, builder.add("Min", [end, size])]
+        "Where", [is_negative, from_the_end, int64_min(builder, end, size)]
     )
     return start, end
 
@@ -484,7 +484,7 @@ def onnx_funcify_FillDiagonalOffset(op, node, builder, inputs, **kwargs):
             builder.add("Add", [height, offset]),
         ],
     )
-    n_steps = builder.add("Min", [builder.add("Min", [height, width]), available])
+    n_steps = int64_min(builder, int64_min(builder, height, width), available)
     step = builder.add("Add", [width, builder.constant(1, "int64")])
     end = builder.add("Add", [start, builder.add("Mul", [step, n_steps])])
     size = builder.add("Mul", [height, width])
@@ -556,10 +556,10 @@ def bounded_index(builder, index, length, mode):
         return index
     one = builder.constant(1, "int64")
     if mode == "wrap":
-        return builder.add("Mod", [index, builder.add("Max", [length, one])], fmod=0)
+        return builder.add("Mod", [index, int64_max(builder, length, one)], fmod=0)
     last = builder.add("Sub", [length, one])
-    clipped_above = builder.add("Min", [index, last])
-    return builder.add("Max", [clipped_above, builder.constant(0, "int64")])
+    clipped_above = int64_min(builder, index, last)
+    return int64_max(builder, clipped_above, builder.constant(0, "int64"))
 
 
 @onnx_funcify.register(RavelMultiIndex)
@@ -606,8 +606,8 @@ def onnx_funcify_UnravelIndex(op, node, builder, inputs, **kwargs):
         builder.add(
             "Mod",
             [
-                builder.add("Div", [indices, builder.add("Max", [stride, one])]),
-                builder.add("Max", [length, one]),
+                builder.add("Div", [indices, int64_max(builder, stride, one)]),
+                int64_max(builder, length, one),
             ],
             fmod=0,
             hint="coordinate",

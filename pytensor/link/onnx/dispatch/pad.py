@@ -14,7 +14,12 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor.pad import Pad
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import dim_size, int64_constant
+from pytensor.link.onnx.dispatch.shape import (
+    dim_size,
+    int64_constant,
+    int64_max,
+    int64_min,
+)
 
 
 def per_axis_pairs(builder, value, var, ndim, dtype):
@@ -50,13 +55,13 @@ def scalar(builder, vector):
 
 def edge_source(builder, t, n):
     last = builder.add("Sub", [n, int64_constant(builder, [1], "one")])
-    clipped = builder.add("Min", [t, last])
-    return builder.add("Max", [clipped, int64_constant(builder, [0], "zero")])
+    clipped = int64_min(builder, t, last)
+    return int64_max(builder, clipped, int64_constant(builder, [0], "zero"))
 
 
 def periodic(builder, t, period):
     """``t mod period`` in ``[0, period)``; a period of 0 (empty axis) counts as 1."""
-    period = builder.add("Max", [period, int64_constant(builder, [1], "one")])
+    period = int64_max(builder, period, int64_constant(builder, [1], "one"))
     return builder.add("Mod", [t, period], fmod=0)
 
 
@@ -205,10 +210,10 @@ def stat_blocks(op_type):
             left = right = statistic(builder, op_type, x, axis, dtype)
         else:
             zero = int64_constant(builder, [0], "zero")
-            left_end = builder.add("Min", [stat_lengths(axis, 0), n])
+            left_end = int64_min(builder, stat_lengths(axis, 0), n)
             left_part = along(builder, x, axis, zero, left_end)
             right_start = builder.add(
-                "Sub", [n, builder.add("Min", [stat_lengths(axis, 1), n])]
+                "Sub", [n, int64_min(builder, stat_lengths(axis, 1), n)]
             )
             right_part = along(builder, x, axis, right_start, n)
             left = statistic(builder, op_type, left_part, axis, dtype)

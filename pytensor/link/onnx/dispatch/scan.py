@@ -28,6 +28,7 @@ from pytensor.link.onnx.dispatch.shape import (
     add_runtime_check,
     dim_size,
     int64_constant,
+    int64_max,
 )
 from pytensor.link.onnx.linker import ONNXLinker
 
@@ -97,7 +98,7 @@ def outer_buffer(builder, trace, size, dtype, missing_steps=None):
     """
     zero = builder.constant(0, "int64")
     length = first_length(builder, trace)
-    n_zeros = builder.add("Max", [builder.add("Sub", [size, length]), zero])
+    n_zeros = int64_max(builder, builder.add("Sub", [size, length]), zero)
     zeros_shape = builder.add(
         "Concat",
         [stack_one(builder, n_zeros), builder.add("Shape", [trace], start=1)],
@@ -105,12 +106,10 @@ def outer_buffer(builder, trace, size, dtype, missing_steps=None):
     )
     zeros = builder.add("Expand", [builder.constant(0, dtype), zeros_shape])
     padded = builder.add("Concat", [trace, zeros], axis=0)
-    start = builder.add("Max", [builder.add("Sub", [length, size]), zero])
+    start = int64_max(builder, builder.add("Sub", [length, size]), zero)
     end = builder.add("Add", [start, size])
     if missing_steps is not None:
-        shortened = builder.add(
-            "Max", [builder.add("Sub", [size, missing_steps]), zero]
-        )
+        shortened = int64_max(builder, builder.add("Sub", [size, missing_steps]), zero)
         is_padded = builder.add("Greater", [n_zeros, zero])
         end = builder.add("Where", [is_padded, shortened, end])
     return along_axis(

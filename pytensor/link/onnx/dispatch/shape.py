@@ -12,6 +12,20 @@ def int64_constant(builder, values, hint="axes"):
     return builder.constant(np.asarray(values, dtype="int64"), "int64", hint=hint)
 
 
+def int64_max(builder, a: str, b: str) -> str:
+    """``max(a, b)`` of int64 values.
+
+    Not ``Max``: onnxruntime 1.31's int64 ``Max`` and ``Min`` compare the low
+    32 bits as signed when the high halves are equal (wrong from 2**31 on).
+    """
+    return builder.add("Where", [builder.add("Less", [a, b]), b, a], hint="max")
+
+
+def int64_min(builder, a: str, b: str) -> str:
+    """``min(a, b)`` of int64 values (see `int64_max`)."""
+    return builder.add("Where", [builder.add("Less", [b, a]), b, a], hint="min")
+
+
 def dim_size(builder, x, axis):
     """Return the length of ``x`` along ``axis`` as an int64 vector of one element."""
     return builder.add("Shape", [x], start=axis, end=axis + 1, hint="dim")

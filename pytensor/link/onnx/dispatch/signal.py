@@ -37,6 +37,7 @@ from pytensor.link.onnx.dispatch.shape import (
     add_runtime_check,
     all_true,
     int64_constant,
+    int64_max,
 )
 
 
@@ -95,8 +96,8 @@ def padding(builder, full, n, k):
     full_pads = builder.add("Sub", [k, one(builder)], hint="full_pads")
     if full is True:
         return full_pads
-    valid_pads = builder.add(
-        "Max", [builder.add("Sub", [k, n]), int64_constant(builder, [0], "zero")]
+    valid_pads = int64_max(
+        builder, builder.add("Sub", [k, n]), int64_constant(builder, [0], "zero")
     )
     if full is False:
         return valid_pads

@@ -25,6 +25,7 @@ from pytensor.tensor.subtensor import (
 from pytensor.tensor.type_other import MakeSlice, NoneTypeT, SliceType
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.shape import int64_min
 
 
 INT64_MIN = int(np.iinfo(np.int64).min)
@@ -123,6 +124,12 @@ def binary(builder, op_type, python_fn, a, b):
     if not isinstance(a, str) and not isinstance(b, str):
         return python_fn(a, b)
     return builder.add(op_type, [int64_value(builder, a), int64_value(builder, b)])
+
+
+def smaller(builder, a, b):
+    if not isinstance(a, str) and not isinstance(b, str):
+        return min(a, b)
+    return int64_min(builder, int64_value(builder, a), int64_value(builder, b))
 
 
 def mul(builder, a, b):
@@ -249,7 +256,7 @@ def slice_bounds(builder, entry: slice, dims: Dims, axis: int):
     if negative is not False and (isinstance(stop, str) or stop == INT64_MAX):
         # onnxruntime reads a stop of INT64_MAX as "past the first element"
         # even in descending slices; to NumPy any stop >= dim means dim.
-        stop = binary(builder, "Min", min, stop, dims[axis])
+        stop = smaller(builder, stop, dims[axis])
     if entry.start is not None and negative is not False:
         # ONNX clamps the start of a descending slice to 0 when NumPy selects
         # nothing (start < -dim); a stop of 0 empties the slice.

@@ -15,7 +15,12 @@ from pytensor.tensor.basic import (
 )
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import dim_size, int64_constant
+from pytensor.link.onnx.dispatch.shape import (
+    dim_size,
+    int64_constant,
+    int64_max,
+    int64_min,
+)
 
 
 def stack_scalars(builder, names, variables, dtype, hint):
@@ -142,14 +147,12 @@ def onnx_funcify_ExtractDiag(op, node, builder, inputs, **kwargs):
     x = builder.add("Transpose", [x], perm=[*batch_axes, op.axis1, op.axis2])
     n_rows, n_columns = dim_size(builder, x, ndim - 2), dim_size(builder, x, ndim - 1)
     row_start, column_start = (0, op.offset) if op.offset >= 0 else (-op.offset, 0)
-    available = builder.add(
-        "Min",
-        [
-            builder.add("Sub", [n_rows, int64_constant(builder, [row_start])]),
-            builder.add("Sub", [n_columns, int64_constant(builder, [column_start])]),
-        ],
+    available = int64_min(
+        builder,
+        builder.add("Sub", [n_rows, int64_constant(builder, [row_start])]),
+        builder.add("Sub", [n_columns, int64_constant(builder, [column_start])]),
     )
-    length = builder.add("Max", [available, int64_constant(builder, [0])])
+    length = int64_max(builder, available, int64_constant(builder, [0]))
     steps = builder.add(
         "Range",
         [

@@ -23,7 +23,12 @@ from pytensor.typed_list.basic import (
 
 from pytensor.link.onnx.builder import onnx_dtype
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import add_runtime_check, all_true
+from pytensor.link.onnx.dispatch.shape import (
+    add_runtime_check,
+    all_true,
+    int64_max,
+    int64_min,
+)
 
 
 def element_type(var):
@@ -113,12 +118,12 @@ def onnx_funcify_Insert(op, node, builder, inputs, **kwargs):
     sequence, index, element = inputs
     # list.insert clamps the position into [0, len]; SequenceInsert rejects it
     n = length(builder, sequence)
-    from_end = builder.add("Max", [builder.add("Add", [index, n]), int64(builder, 0)])
+    from_end = int64_max(builder, builder.add("Add", [index, n]), int64(builder, 0))
     position = where(
         builder,
         builder.add("Less", [index, int64(builder, 0)]),
         from_end,
-        builder.add("Min", [index, n]),
+        int64_min(builder, index, n),
     )
     return [builder.add("SequenceInsert", [sequence, element, position], hint="list")]
 
@@ -244,12 +249,12 @@ def as_int64(builder, value, var) -> str | None:
 
 
 def clamped_bound(builder, bound: str, n: str, lower: str, upper: str) -> str:
-    from_end = builder.add("Max", [builder.add("Add", [bound, n]), lower])
+    from_end = int64_max(builder, builder.add("Add", [bound, n]), lower)
     return where(
         builder,
         builder.add("Less", [bound, int64(builder, 0)]),
         from_end,
-        builder.add("Min", [bound, upper]),
+        int64_min(builder, bound, upper),
     )
 
 
