@@ -191,9 +191,12 @@ class BatchLayout:
     def sort_key(self, entry):
         return self.n_batch if entry == SPATIAL else entry
 
-    def in_batch_order(self, builder, x, order, dims):
-        """``x``, whose axes are ``order`` with lengths ``dims[axis]``, in batch order."""
-        batch_order = [*range(self.n_batch), SPATIAL]
+    def in_batch_order(self, builder, x, order, dims, summed=()):
+        """``x``, whose axes are ``order`` with lengths ``dims[axis]``, in batch order.
+
+        ``summed`` batch axes are not axes of ``x``.
+        """
+        batch_order = [a for a in range(self.n_batch) if a not in summed] + [SPATIAL]
         units = self.in1_units & self.in2_units
         moved = [axis for axis in order if axis not in units]
         if moved == sorted(moved, key=self.sort_key):
@@ -333,9 +336,15 @@ def static_group_count(layout, in1_var, in2_var):
     return count
 
 
-def correlate_by_conv(builder, padded, kernel, layout, n_groups):
-    """The valid cross-correlation of ``padded`` and ``kernel`` as one grouped ``Conv``."""
+def correlate_by_conv(builder, padded, kernel, layout, n_groups=None):
+    """The valid cross-correlation of ``padded`` and ``kernel`` as one ``Conv``.
+
+    With ``n_groups``, a grouped ``Conv`` computes each group. Without, the
+    group axes are the input channels of the ``Conv``, which sums over them:
+    the result has the batch axes without them.
+    """
     images, channels, groups = layout.images, layout.channels, layout.groups
+    summed = n_groups is None
     padded_shape = builder.add("Shape", [padded], hint="padded_shape")
     kernel_shape = builder.add("Shape", [kernel], hint="kernel_shape")
     padded = layout.transposed(
@@ -346,29 +355,33 @@ def correlate_by_conv(builder, padded, kernel, layout, n_groups):
         padded,
         [
             product_at(builder, padded_shape, images),
-            int64_constant(builder, [n_groups]),
+            product_at(builder, padded_shape, groups),
             dims_at(builder, padded_shape, layout.spatial),
         ],
     )
+    kernel_order = [*channels, *groups] if summed else [*groups, *channels]
     kernel = layout.transposed(
-        builder, kernel, [*groups, *channels, *images, SPATIAL], layout.in2_units
+        builder, kernel, [*kernel_order, *images, SPATIAL], layout.in2_units
     )
     kernel = reshaped(
         builder,
         kernel,
         [
-            product_at(builder, kernel_shape, [*groups, *channels]),
-            one(builder),
+            product_at(builder, kernel_shape, channels if summed else kernel_order),
+            product_at(builder, kernel_shape, groups) if summed else one(builder),
             dims_at(builder, kernel_shape, layout.spatial),
         ],
     )
-    result = builder.add("Conv", [padded, kernel], group=n_groups, hint="correlation")
+    result = builder.add(
+        "Conv", [padded, kernel], group=n_groups or 1, hint="correlation"
+    )
     dims = {SPATIAL: builder.add("Shape", [result], start=2, hint="out_lengths")}
     dims.update((axis, dims_at(builder, padded_shape, [axis])) for axis in images)
     dims.update((axis, dims_at(builder, kernel_shape, [axis])) for axis in groups)
     dims.update((axis, dims_at(builder, kernel_shape, [axis])) for axis in channels)
+    order = [*images, *(() if summed else groups), *channels, SPATIAL]
     return layout.in_batch_order(
-        builder, result, [*images, *groups, *channels, SPATIAL], dims
+        builder, result, order, dims, summed=groups if summed else ()
     )
 
 
@@ -417,7 +430,7 @@ def convolve(builder, node, inputs, n_batch, n_spatial, contracted=()):
         padded, kernel, layout = over_channels(
             builder, padded, kernel, layout, contracted
         )
-        result = correlate_over_channels(builder, padded, kernel, layout)
+        result = correlate_by_conv(builder, padded, kernel, layout)
     elif compute in CONV_DTYPES and n_groups is not None:
         result = correlate_by_conv(builder, padded, kernel, layout, n_groups)
     else:
@@ -466,54 +479,6 @@ def broadcast_along(builder, x, other, axes, ndim):
     ]
     shape = builder.add("Concat", target, axis=0, hint="shape")
     return builder.add("Expand", [x, shape], hint="broadcast")
-
-
-def correlate_over_channels(builder, padded, kernel, layout):
-    """The valid cross-correlation summed over the group axes, as one ``Conv``.
-
-    The group axes, along which both operands vary, become the input channels
-    of the ``Conv``; the result has the batch axes without them, in order.
-    """
-    images, channels, groups = layout.images, layout.channels, layout.groups
-    padded_shape = builder.add("Shape", [padded], hint="padded_shape")
-    kernel_shape = builder.add("Shape", [kernel], hint="kernel_shape")
-    padded = layout.transposed(
-        builder, padded, [*images, *groups, *channels, SPATIAL], layout.in1_units
-    )
-    padded = reshaped(
-        builder,
-        padded,
-        [
-            product_at(builder, padded_shape, images),
-            product_at(builder, padded_shape, groups),
-            dims_at(builder, padded_shape, layout.spatial),
-        ],
-    )
-    kernel = layout.transposed(
-        builder, kernel, [*channels, *groups, *images, SPATIAL], layout.in2_units
-    )
-    kernel = reshaped(
-        builder,
-        kernel,
-        [
-            product_at(builder, kernel_shape, channels),
-            product_at(builder, kernel_shape, groups),
-            dims_at(builder, kernel_shape, layout.spatial),
-        ],
-    )
-    result = builder.add("Conv", [padded, kernel], hint="correlation")
-    kept = [axis for axis in range(layout.n_batch) if axis not in groups]
-    dims = {SPATIAL: builder.add("Shape", [result], start=2, hint="out_lengths")}
-    dims.update((axis, dims_at(builder, padded_shape, [axis])) for axis in images)
-    dims.update((axis, dims_at(builder, kernel_shape, [axis])) for axis in channels)
-    result = reshaped(builder, result, [dims[a] for a in [*images, *channels, SPATIAL]])
-    order = [*images, *channels]
-    if order != sorted(order):
-        n_kept = len(kept)
-        perm = [order.index(axis) for axis in kept]
-        perm += list(range(n_kept, n_kept + layout.n_spatial))
-        result = builder.add("Transpose", [result], perm=perm, hint="batch_order")
-    return result
 
 
 def summed_convolution(builder, node, value_names):
