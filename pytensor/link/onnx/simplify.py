@@ -153,21 +153,8 @@ EVALUATORS = {
         values[0], np.broadcast_shapes(values[0].shape, tuple(values[1]))
     ),
     "Cast": cast,
-    "Range": integer_only(elementwise(np.arange)),
-    "Add": integer_only(elementwise(np.add)),
-    "Sub": integer_only(elementwise(np.subtract)),
-    "Mul": integer_only(elementwise(np.multiply)),
-    "Neg": integer_only(elementwise(np.negative)),
-    "Abs": integer_only(elementwise(np.abs)),
-    "Max": integer_only(elementwise(lambda *v: functools.reduce(np.maximum, v))),
-    "Min": integer_only(elementwise(lambda *v: functools.reduce(np.minimum, v))),
     "Div": divide,
     "Mod": modulo,
-    "Equal": integer_only(elementwise(np.equal)),
-    "Less": integer_only(elementwise(np.less)),
-    "LessOrEqual": integer_only(elementwise(np.less_equal)),
-    "Greater": integer_only(elementwise(np.greater)),
-    "GreaterOrEqual": integer_only(elementwise(np.greater_equal)),
     "Not": lambda node, values: np.logical_not(values[0]),
     "And": lambda node, values: np.logical_and(*values),
     "Or": lambda node, values: np.logical_or(*values),
@@ -176,6 +163,28 @@ EVALUATORS = {
     "ReduceProd": integer_only(reduce(np.prod)),
     "ReduceSum": integer_only(reduce(np.sum)),
 }
+
+
+# Integer functions NumPy computes as ONNX specifies them
+INTEGER_FUNCTIONS = {
+    "Range": np.arange,
+    "Add": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "Neg": np.negative,
+    "Abs": np.abs,
+    "Max": lambda *values: functools.reduce(np.maximum, values),
+    "Min": lambda *values: functools.reduce(np.minimum, values),
+    "Equal": np.equal,
+    "Less": np.less,
+    "LessOrEqual": np.less_equal,
+    "Greater": np.greater,
+    "GreaterOrEqual": np.greater_equal,
+}
+EVALUATORS.update(
+    (op_type, integer_only(elementwise(function)))
+    for op_type, function in INTEGER_FUNCTIONS.items()
+)
 
 
 def fold_constants(model: onnx.ModelProto, weights) -> dict:
