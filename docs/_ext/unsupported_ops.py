@@ -40,12 +40,8 @@ REASONS = {
         "PyTensor uses it only as the scalar Op of the ``ProdWithoutZeros`` "
         "reduction, which the ``CAReduce`` converter converts, never elementwise."
     ),
-    "pytensor.scalar.math.BetaIncInv": NOT_YET,
-    "pytensor.scalar.math.GammaIncCInv": NOT_YET,
-    "pytensor.scalar.math.GammaIncInv": NOT_YET,
     "pytensor.scalar.math.Hyp2F1": NOT_YET,
     "pytensor.scalar.math.Owens_t": NOT_YET,
-    "pytensor.scalar.math.PolyGamma": NOT_YET,
     "pytensor.sparse.*": SPARSE,
 }
 
