@@ -36,10 +36,6 @@ REASONS = {
     "pytensor.scalar.basic.Conj": COMPLEX,
     "pytensor.scalar.basic.Imag": COMPLEX,
     "pytensor.scalar.basic.Real": COMPLEX,
-    "pytensor.tensor.math.MulWithoutZeros": (
-        "PyTensor uses it only as the scalar Op of the ``ProdWithoutZeros`` "
-        "reduction, which the ``CAReduce`` converter converts, never elementwise."
-    ),
     "pytensor.scalar.math.Hyp2F1": NOT_YET,
     "pytensor.scalar.math.Owens_t": NOT_YET,
     "pytensor.sparse.*": SPARSE,

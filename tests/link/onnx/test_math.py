@@ -6,7 +6,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from pytensor.tensor.elemwise import CAReduce
-from pytensor.tensor.math import ProdWithoutZeros
+from pytensor.tensor.math import MulWithoutZeros, ProdWithoutZeros
 
 import pytensor
 from tests.link.onnx.test_basic import (
@@ -390,3 +390,15 @@ def test_transposed_matrix_times_vector_or_column(static, dtype):
             [a.T @ v, a.T @ column, pt.dot(a.T, v) * 2],
             [a_value, v_value, v_value[:, None]],
         )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint8", "bool"])
+def test_mul_without_zeros_elementwise(dtype):
+    from pytensor.tensor.elemwise import Elemwise
+
+    x, y = pt.vector("x", dtype=dtype), pt.vector("y", dtype=dtype)
+    values = np.array([0, 0, 1, 3, 0, 2], dtype)
+    others = np.array([0, 5, 0, 2, 1, 7], dtype)
+    compare_onnx_and_py(
+        [x, y], Elemwise(MulWithoutZeros(ps.upcast_out))(x, y), [values, others]
+    )

@@ -8,7 +8,15 @@ from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 from onnx import numpy_helper
 from pytensor.link.onnx.builder import names_used_inside
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
+from pytensor.link.onnx.dispatch.scalar import (
+    ARITHMETIC,
+    BOOL_ARITHMETIC,
+    apply_in,
+    cast_all,
+    compare,
+    output_dtype,
+    where,
+)
 from pytensor.link.onnx.dispatch.shape import add_runtime_check, int64_constant
 
 
@@ -364,6 +372,24 @@ def onnx_funcify_CAReduce(op, node, builder, inputs, value_names=None, **kwargs)
         )
     result, result_dtype = reduce(builder, node, x, axes)
     return [builder.cast(result, result_dtype, out_dtype)]
+
+
+@onnx_funcify.register(MulWithoutZeros)
+def onnx_funcify_MulWithoutZeros(op, node, builder, inputs, **kwargs):
+    # x * y, where a zero operand counts as one
+    dtype = output_dtype(node)
+    x, y = cast_all(builder, node, inputs, dtype)
+    if dtype == "bool":
+        product = builder.add(BOOL_ARITHMETIC[ps.Mul], [x, y])
+    else:
+        product = apply_in(builder, ARITHMETIC[ps.Mul], [x, y], dtype, dtype)
+    zero = builder.constant(0, dtype)
+    x_is_zero, y_is_zero = (compare(builder, "Equal", v, zero, dtype) for v in (x, y))
+    return [
+        where(
+            builder, x_is_zero, y, where(builder, y_is_zero, x, product, dtype), dtype
+        )
+    ]
 
 
 @onnx_funcify.register(Argmax)
