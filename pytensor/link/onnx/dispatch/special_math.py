@@ -732,20 +732,14 @@ CONSTRUCTIONS = {
 }
 
 
-@onnx_funcify.register(psm.GammaLn)
-@onnx_funcify.register(psm.Gamma)
-@onnx_funcify.register(psm.Psi)
-@onnx_funcify.register(psm.TriGamma)
-@onnx_funcify.register(psm.Erfcx)
-@onnx_funcify.register(psm.Erfinv)
-@onnx_funcify.register(psm.Erfcinv)
-@onnx_funcify.register(psm.Log1mexp)
-@onnx_funcify.register(psm.I0)
-@onnx_funcify.register(psm.I1)
 def onnx_funcify_special_function(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     args = cast_all(builder, node, inputs, dtype)
     return [construct(builder, CONSTRUCTIONS[type(op)], args, dtype, "float64")]
+
+
+for op_class in CONSTRUCTIONS:
+    onnx_funcify.register(op_class)(onnx_funcify_special_function)
 
 
 BESSEL_I_TABLES = {0: (I0E_A, I0E_B), 1: (I1E_A, I1E_B)}
@@ -1695,19 +1689,15 @@ INCOMPLETE = {
 }
 
 
-@onnx_funcify.register(psm.GammaInc)
-@onnx_funcify.register(psm.GammaIncC)
-@onnx_funcify.register(psm.GammaL)
-@onnx_funcify.register(psm.GammaU)
-@onnx_funcify.register(psm.BetaInc)
-@onnx_funcify.register(psm.GammaIncInv)
-@onnx_funcify.register(psm.GammaIncCInv)
-@onnx_funcify.register(psm.BetaIncInv)
 def onnx_funcify_incomplete_function(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     args = cast_all(builder, node, inputs, dtype)
     construction = flat_elementwise(INCOMPLETE[type(op)])
     return [construct(builder, construction, args, dtype, "float64")]
+
+
+for op_class in INCOMPLETE:
+    onnx_funcify.register(op_class)(onnx_funcify_incomplete_function)
 
 
 # Polygamma functions of constant orders: SciPy's (-1)**(n+1) n! zeta(n+1, x)
