@@ -100,7 +100,10 @@ def compile_raw_onnxruntime(onnx_function, case):
     """``InferenceSession.run`` on the model the ONNX linker built, prebuilt feed."""
     import onnxruntime as ort
 
-    from pytensor.link.onnx.session import default_session_options
+    from pytensor.link.onnx.session import (
+        DISABLED_OPTIMIZERS,
+        default_session_options,
+    )
 
     linker = onnx_function.maker.linker
     model = linker.onnx_model
@@ -108,6 +111,7 @@ def compile_raw_onnxruntime(onnx_function, case):
         model.SerializeToString(),
         sess_options=linker.session_options or default_session_options(),
         providers=linker.providers or ["CPUExecutionProvider"],
+        disabled_optimizers=list(DISABLED_OPTIMIZERS),
     )
     shared_values = [s.data for s in onnx_function.input_storage[len(case.args) :]]
     values = [*case.args, *shared_values]

@@ -287,3 +287,10 @@ def test_type_casting_ops_pass_their_input_through(op):
     compare_onnx_and_py(
         [x], op(x) * 2.0, [np.arange(4.0).reshape(2, 2)], onnx_mode=no_rewrites
     )
+
+
+@pytest.mark.parametrize("factor", [1 + 1e-9, 1 - 5e-9], ids=["1e-9", "-5e-9"])
+def test_a_product_with_a_constant_close_to_one_is_kept(factor):
+    # onnxruntime's NoopElimination would drop the Mul (the linker disables it)
+    x = pt.vector("x")
+    compare_onnx_and_py([x], pt.exp(pt.sin(x) * factor), [np.array([3.0, 0.5])])
