@@ -37,7 +37,6 @@ REASONS = {
     "pytensor.scalar.basic.Imag": COMPLEX,
     "pytensor.scalar.basic.Real": COMPLEX,
     "pytensor.scalar.math.Hyp2F1": NOT_YET,
-    "pytensor.scalar.math.Owens_t": NOT_YET,
     "pytensor.sparse.*": SPARSE,
 }
 

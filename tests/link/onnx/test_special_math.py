@@ -1138,3 +1138,152 @@ def test_icdfs_as_pymc_builds_them():
             onnx_mode=onnx_mode,
             assert_fn=partial(assert_same_values, rtol=1e-11),
         )
+
+
+# Owen's T function
+
+OWENS_T_H = [*EDGES, 0.02, 0.06, 0.09, 0.125, 0.26, 0.4, 0.6, 1.6, 1.7, 2.33, 2.4]
+OWENS_T_H += [3.36, 3.4, 3.41, 4.8, 4.81, 0.67, 10.0, 38.0, 40.0, -6.0]
+OWENS_T_A = [*EDGES, 0.025, 0.09, 0.15, 0.36, 0.5, 0.9, 0.99999, 1 / 0.99999, 1.1]
+OWENS_T_A += [0.7, 1 / 0.9, 40.0, 1e5, -1e-5, 1.0 + 2.0**-52, 1.0 - 2.0**-53]
+
+
+def owens_t_grid(dtype):
+    h, a = np.meshgrid(OWENS_T_H, OWENS_T_A)
+    return [as_dtype(h.ravel(), dtype), as_dtype(a.ravel(), dtype)]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_owens_t_edge_values(dtype):
+    # the bounds of Patefield and Tandy's regions in h and a, of the
+    # reduction of |a| > 1 (a h = 0.67), ±0, ±inf, NaN, underflow
+    h, a = pt.vector("h", dtype=dtype), pt.vector("a", dtype=dtype)
+    compare_onnx_and_py(
+        [h, a],
+        pt.owens_t(h, a),
+        owens_t_grid(dtype),
+        assert_fn=partial(
+            assert_same_values_and_zero_signs, atol=SUBNORMAL_ATOL["float64"]
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "static_shapes, shapes",
+    [
+        (((None, 3), (3,)), ((2, 3), (3,))),
+        (((2, 1), (1, 4)), ((2, 1), (1, 4))),
+        (((), ()), ((), ())),
+        (((None,), (1,)), ((0,), (1,))),
+    ],
+    ids=["symbolic", "broadcast", "0d", "empty"],
+)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_owens_t_of_any_shape(static_shapes, shapes, dtype):
+    h, a = (
+        pt.tensor(name, shape=shape, dtype=dtype)
+        for name, shape in zip("ha", static_shapes, strict=True)
+    )
+    rng = np.random.default_rng(6)
+    values = [(rng.normal(size=shape) * 3).astype(dtype) for shape in shapes]
+    compare_onnx_and_py([h, a], pt.owens_t(h, a), values)
+
+
+@pytest.mark.parametrize("dtypes", [("int8", "int8"), ("int64", "float32")])
+def test_owens_t_of_integers_and_in_scalar_graphs(dtypes):
+    h, a = (
+        pt.vector(name, dtype=dtype) for name, dtype in zip("ha", dtypes, strict=True)
+    )
+    values = [np.array([-3, 0, 1, 2, 5], dtype=dtype) for dtype in dtypes]
+    compare_onnx_and_py([h, a], pt.owens_t(h, a), values)
+    s, t = ps.float64("s"), ps.float64("t")
+    compare_onnx_and_py([s, t], ps.owens_t(s, t), [np.float64(1.5), np.float64(-0.3)])
+
+
+@cache
+def owens_t_function():
+    h, a = pt.dvectors("h", "a")
+    return pytensor.function([h, a], pt.owens_t(h, a), mode="ONNX")
+
+
+# SciPy's Owen's T is Patefield and Tandy's algorithm, and so is the converter,
+# which agrees with it to 4.4e-13 over these grids; the error is largest for
+# h > 30, where SciPy rounds x * x in erfc(x) (the results are below 1e-200).
+# Two methods magnify rounding differences, where the converter must round as
+# SciPy: T3's recurrence next to a = 1 (8.6e-12 when onnxruntime drops its
+# multiplications by coefficients within 1e-8 of 1), and T2's ndtr(a h) - 0.5
+# for h > 4.8 and a h next to 0 (2.6e-12 if computed as erf(a h / √2) / 2).
+# SciPy itself is not always that accurate: T(30.66, 1.00001) is 1.3% above
+# the integral.
+OWENS_T_RTOL = 1e-12
+OWENS_T_MAGNIFIED = [(3.4000000000000004, 1.000010000100001), (4.958, 1.033e-5)]
+
+
+def test_owens_t_accuracy_over_the_domain():
+    rng = np.random.default_rng(7)
+    n = 200_000
+    h = 10 ** rng.uniform(-4, 1.65, n) * rng.choice([-1.0, 1.0], n)
+    a = 10 ** rng.uniform(-5, 5, n) * rng.choice([-1.0, 1.0], n)
+    a[: n // 4] = rng.uniform(0.98, 1.02, n // 4)
+    h_grid, a_grid = np.meshgrid(np.linspace(0, 8, 161), np.linspace(0, 1.5, 151))
+    h = np.concatenate([h, h_grid.ravel(), [x for x, _ in OWENS_T_MAGNIFIED]])
+    a = np.concatenate([a, a_grid.ravel(), [y for _, y in OWENS_T_MAGNIFIED]])
+    np.testing.assert_allclose(
+        owens_t_function()(h, a),
+        sc.owens_t(h, a),
+        rtol=OWENS_T_RTOL,
+        atol=SUBNORMAL_ATOL["float64"],
+        strict=True,
+    )
+
+
+@given(
+    values=arrays(
+        np.float64,
+        st.tuples(st.just(2), st.integers(0, 10)),
+        elements=st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True),
+    )
+)
+def test_owens_t_matches_scipy_on_any_float64(values):
+    h, a = values
+    expected = sc.owens_t(h, a)
+    result = owens_t_function()(h, a)
+    np.testing.assert_allclose(
+        result, expected, rtol=OWENS_T_RTOL, atol=SUBNORMAL_ATOL["float64"]
+    )
+    zeros = expected == 0
+    np.testing.assert_array_equal(
+        np.signbit(result[zeros]), np.signbit(expected[zeros])
+    )
+
+
+def test_skew_normal_logcdf_as_pymc_builds_it():
+    # PyMC's SkewNormal logcdf and its gradients, as the default rewrites
+    # leave them and as written
+    value, mu, sigma, alpha = pt.dvectors("value", "mu", "sigma", "alpha")
+    z = (value - mu) / sigma
+    logcdf = pt.log(0.5 * pt.erfc(-z / np.sqrt(2)) - 2 * pt.owens_t(z, alpha))
+    gradients = pytensor.grad(logcdf.sum(), [value, alpha])
+    rng = np.random.default_rng(8)
+    n = 20
+    # its two terms cancel to the rounding error for z alpha << -1: keep
+    # z alpha > -6, where the CDF loses at most 4 digits
+    mu_values, sigma_values = rng.normal(size=n), rng.gamma(2.0, size=n) + 0.1
+    z_values = rng.uniform(-2, 4, n)
+    test_values = [
+        mu_values + sigma_values * z_values,
+        mu_values,
+        sigma_values,
+        rng.uniform(-3, 3, n),
+    ]
+    for onnx_mode in (get_mode("ONNX"), no_rewrites):
+        compare_onnx_and_py(
+            [value, mu, sigma, alpha],
+            [logcdf, *gradients],
+            test_values,
+            onnx_mode=onnx_mode,
+            # the log of a CDF next to 1 keeps the absolute error of its ulp;
+            # the gradients divide by the CDF, which loses digits
+            assert_fn=partial(assert_same_values, rtol=1e-11, atol=1e-15),
+        )
