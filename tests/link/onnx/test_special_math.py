@@ -367,14 +367,18 @@ def incomplete_gamma_function():
     )
 
 
+# Elements for Hypothesis arrays: any float64, or parameters of the domain
+ANY_OR_IN_DOMAIN = st.sampled_from(
+    [
+        st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=False),
+        st.floats(1e-3, 1e4),
+    ]
+)
+
+
 @given(
     data=st.data(),
-    elements=st.sampled_from(
-        [
-            st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=False),
-            st.floats(1e-3, 1e4),
-        ]
-    ),
+    elements=ANY_OR_IN_DOMAIN,
 )
 def test_incomplete_gamma_matches_scipy_on_any_float64(data, elements):
     shape = data.draw(st.integers(0, 8))
@@ -913,12 +917,7 @@ def test_inverse_incomplete_gamma_accuracy_over_the_domain():
 
 @given(
     data=st.data(),
-    elements=st.sampled_from(
-        [
-            st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=False),
-            st.floats(1e-3, 1e4),
-        ]
-    ),
+    elements=ANY_OR_IN_DOMAIN,
 )
 def test_inverse_incomplete_gamma_matches_scipy(data, elements):
     shape = data.draw(st.integers(0, 8))
