@@ -24,6 +24,7 @@ from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import compare, is_float, where
 from pytensor.link.onnx.dispatch.shape import (
     add_runtime_check,
+    any_true,
     dim_size,
     int64_constant,
     int64_max,
@@ -56,14 +57,6 @@ def along_axis(builder, x, start, end=INT64_MAX, axis=0):
         for bound in (start, end)
     )
     return builder.add("Slice", [x, start, end, int64_constant(builder, [axis])])
-
-
-def any_true(builder, condition, axis=None):
-    """Whether any element is true along ``axis`` (all axes if None); false if empty."""
-    axes = [] if axis is None else [int64_constant(builder, [axis])]
-    as_uint8 = builder.cast(condition, "bool", "uint8")
-    found = builder.add("ReduceMax", [as_uint8, *axes], keepdims=0)
-    return builder.cast(found, "uint8", "bool")
 
 
 def stack(builder, scalars):

@@ -11,9 +11,12 @@ from pytensor.scalar.loop import ScalarLoop
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify, variable_shape
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
-from pytensor.link.onnx.dispatch.extra_ops import any_true
 from pytensor.link.onnx.dispatch.scalar import may_be_smaller_than_output, where
-from pytensor.link.onnx.dispatch.shape import add_runtime_check, int64_constant
+from pytensor.link.onnx.dispatch.shape import (
+    add_runtime_check,
+    any_true,
+    int64_constant,
+)
 
 
 NEGATIVE_STEPS_MESSAGE = "ScalarLoop does not have a termination condition."

@@ -61,6 +61,14 @@ def all_true(builder, conditions):
     )
 
 
+def any_true(builder, condition, axis=None):
+    """Whether any element is true along ``axis`` (all axes if None); false if empty."""
+    axes = [] if axis is None else [int64_constant(builder, [axis])]
+    as_uint8 = builder.cast(condition, "bool", "uint8")
+    found = builder.add("ReduceMax", [as_uint8, *axes], keepdims=0)
+    return builder.cast(found, "uint8", "bool")
+
+
 def add_runtime_check(builder, condition, exc_type, msg):
     """Make the compiled function raise ``exc_type(msg)`` unless ``condition`` holds.
 

@@ -89,8 +89,8 @@ from scipy.special import zeta
 
 from pytensor.link.onnx.builder import onnx_dtype
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.extra_ops import any_true
 from pytensor.link.onnx.dispatch.scalar import cast_all, constant_data, output_dtype
+from pytensor.link.onnx.dispatch.shape import any_true
 from pytensor.link.onnx.dispatch.special import (
     ERFC_P,
     ERFC_Q,

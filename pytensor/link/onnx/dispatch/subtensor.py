@@ -25,7 +25,7 @@ from pytensor.tensor.subtensor import (
 from pytensor.tensor.type_other import MakeSlice, NoneTypeT, SliceType
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import int64_min
+from pytensor.link.onnx.dispatch.shape import all_true, int64_min
 
 
 INT64_MIN = int(np.iinfo(np.int64).min)
@@ -315,11 +315,6 @@ def require(builder, condition: str, exc_type, message: str):
     """Raise ``exc_type(message)`` when the bool scalar ``condition`` is false."""
     if builder.keep_checks:
         builder.checks.append((condition, CheckAndRaise(exc_type, message)))
-
-
-def all_true(builder, conditions: str) -> str:
-    as_int = builder.cast(conditions, "bool", "int32")
-    return builder.cast(builder.add("ReduceMin", [as_int], keepdims=0), "int32", "bool")
 
 
 @dataclass(frozen=True)

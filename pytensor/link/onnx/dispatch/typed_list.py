@@ -26,6 +26,7 @@ from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.shape import (
     add_runtime_check,
     all_true,
+    any_true,
     int64_max,
     int64_min,
 )
@@ -50,13 +51,6 @@ def empty_sequence(builder, ttype) -> str:
 
 def where(builder, condition: str, if_true: str, if_false: str) -> str:
     return builder.add("Where", [condition, if_true, if_false])
-
-
-def any_true(builder, conditions: str) -> str:
-    """Whether any element of a boolean tensor is true (false if it is empty)."""
-    as_int = builder.cast(conditions, "bool", "int64")
-    total = builder.add("ReduceSum", [as_int], keepdims=0, hint="n_true")
-    return builder.add("Greater", [total, int64(builder, 0)], hint="any_true")
 
 
 def branch(builder, hint: str, make_value, dtype, shape=(), sequence=False):
