@@ -77,14 +77,16 @@ def rename_input(node: onnx.NodeProto, old: str, new: str):
                 rename_input(inner, old, new)
 
 
-def names_used_inside(graph: onnx.GraphProto) -> set[str]:
-    """The value names read by the nodes of ``graph`` and of its nested subgraphs."""
-    used = {name for node in graph.node for name in node.input}
-    used.update(info.name for info in graph.output)
+def names_used_inside(graph: onnx.GraphProto) -> dict[str, None]:
+    """The value names read by the nodes of ``graph``, of its nested subgraphs
+    and by its outputs, in order of first use."""
+    used = {}
     for node in graph.node:
+        used.update(dict.fromkeys(node.input))
         for attribute in node.attribute:
             for subgraph in (attribute.g, *attribute.graphs):
-                used |= names_used_inside(subgraph)
+                used.update(names_used_inside(subgraph))
+    used.update(dict.fromkeys(info.name for info in graph.output))
     return used
 
 
@@ -138,7 +140,7 @@ def remove_unread(graph: onnx.GraphProto):
         read.update(node.input)
         for attribute in node.attribute:
             for subgraph in (attribute.g, *attribute.graphs):
-                read |= names_used_inside(subgraph)
+                read.update(names_used_inside(subgraph))
     if len(kept) < len(graph.node):
         del graph.node[:]
         graph.node.extend(reversed(kept))

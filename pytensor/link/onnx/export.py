@@ -8,7 +8,12 @@ from pytensor.compile.sharedvalue import SharedVariable
 
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from pytensor.link.onnx.builder import DEFAULT_OPSET, UniqueNames, sanitize_name
+from pytensor.link.onnx.builder import (
+    DEFAULT_OPSET,
+    UniqueNames,
+    names_used_inside,
+    sanitize_name,
+)
 from pytensor.link.onnx.exportable import (
     ExportableGraph,
     RebuildError,
@@ -498,28 +503,16 @@ def bake_weights(model, weight_names, values, kept) -> dict[str, np.ndarray]:
     del graph.input[:]
     graph.input.extend(inputs)
     constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    first_use = used_names(graph)
+    first_use = names_used_inside(graph)
     same_as = duplicates({n: stored[n] for n in first_use if n in stored} | constants)
     replace_uses(graph, same_as)
-    used = used_names(graph)
+    used = names_used_inside(graph)
     kept_constants = [
         t for t in graph.initializer if t.name not in same_as and t.name in used
     ]
     del graph.initializer[:]
     graph.initializer.extend(kept_constants)
     return {n: stored[n] for n in used if n in stored and n not in same_as}
-
-
-def used_names(graph) -> dict[str, None]:
-    """Names read by the nodes of ``graph`` and its subgraphs, in order of first use."""
-    names = {}
-    for node in graph.node:
-        names.update(dict.fromkeys(node.input))
-        for attribute in node.attribute:
-            for subgraph in [attribute.g, *attribute.graphs]:
-                names.update(used_names(subgraph))
-    names.update(dict.fromkeys(info.name for info in graph.output))
-    return names
 
 
 def add_initializer(graph, name, value):

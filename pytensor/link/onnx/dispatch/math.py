@@ -550,5 +550,5 @@ def value_readers(graph) -> Counter:
         readers.update(node.input)
         for attribute in node.attribute:
             for subgraph in (attribute.g, *attribute.graphs):
-                readers.update(names_used_inside(subgraph))
+                readers.update(names_used_inside(subgraph).keys())
     return readers
