@@ -15,6 +15,7 @@ import numpy as np
 
 import onnx
 from onnx import helper, numpy_helper
+from pytensor.link.onnx.builder import names_used_inside, remove_unread, rename_input
 
 
 # Folded results larger than this stay computed: a model should not grow
@@ -193,16 +194,18 @@ def fold_constants(model: onnx.ModelProto, weights) -> dict:
     ``weights`` (``{name: array}``, the initializers kept out of ``model``)
     give their shapes. Returns the weights that the model still reads.
     """
-    from pytensor.link.onnx.builder import names_used_inside, remove_unread
-
     graph = model.graph
     outputs = {info.name for info in graph.output}
-    while (
-        fold_static_shapes(model, weights, outputs)
-        | fold_constant_nodes(graph, outputs)
-        | skip_identities(model, weights, outputs)
-    ):
-        pass
+    # Folding changes how values are computed, never their shapes: one shape
+    # inference serves a whole round
+    while True:
+        shapes = static_shapes(model, weights)
+        if not (
+            fold_static_shapes(graph, shapes, outputs)
+            | fold_constant_nodes(graph, outputs)
+            | skip_identities(graph, shapes, outputs)
+        ):
+            break
     remove_unread(graph)
     read = names_used_inside(graph)
     return {name: value for name, value in weights.items() if name in read}
@@ -265,10 +268,8 @@ def inference_model(model, weights) -> onnx.ModelProto:
     return copy
 
 
-def fold_static_shapes(model, weights, outputs) -> bool:
+def fold_static_shapes(graph, shapes, outputs) -> bool:
     """Fold ``Shape`` nodes, and ``Gather`` nodes of them, that read static dims."""
-    graph = model.graph
-    shapes = static_shapes(model, weights)
     producers = {name: node for node in graph.node for name in node.output}
     constants = {t.name: t for t in graph.initializer}
     folded = False
@@ -346,12 +347,8 @@ def is_identity(node, shapes, constants) -> bool:
     return False
 
 
-def skip_identities(model, weights, outputs) -> bool:
+def skip_identities(graph, shapes, outputs) -> bool:
     """Remove the nodes that return their input unchanged (see `is_identity`)."""
-    from pytensor.link.onnx.builder import rename_input
-
-    graph = model.graph
-    shapes = static_shapes(model, weights)
     constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
     identities = [
         node
