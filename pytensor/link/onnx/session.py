@@ -52,6 +52,7 @@ class ONNXFunction:
             ) from err
         self.input_names = [info.name for info in self.model.graph.input]
         self.output_names = [info.name for info in self.model.graph.output]
+        self.run_options = ort.RunOptions()
         self.run = self._runner(providers)
         self.scalar_inputs = [
             (i, name)
@@ -80,9 +81,6 @@ class ONNXFunction:
         ``RunOptions``. Other providers keep the public method and its
         fallback between providers.
         """
-        import onnxruntime as ort
-
-        self.run_options = ort.RunOptions()
         binding = getattr(self.session, "_sess", None)
         if binding is None or list(providers) != ["CPUExecutionProvider"]:
             binding = self.session
