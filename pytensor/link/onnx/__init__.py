@@ -22,9 +22,9 @@ __all__ = [
 
 LAZY_EXPORTS = {
     "export_onnx": "pytensor.link.onnx.export",
-    "onnx_support_report": "pytensor.link.onnx.report",
-    "UnsupportedGraphError": "pytensor.link.onnx.report",
-    "ONNXVerificationError": "pytensor.link.onnx.verify",
+    "onnx_support_report": "pytensor.link.onnx.export",
+    "UnsupportedGraphError": "pytensor.link.onnx.export",
+    "ONNXVerificationError": "pytensor.link.onnx.export",
 }
 
 

@@ -9,9 +9,13 @@ import re
 from collections import Counter
 
 import numpy as np
+from pytensor.raise_op import CheckAndRaise
 
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from pytensor.link.onnx.passes import PassContext, run_graph_passes
+from pytensor.link.onnx.passes.graphs import rename_input
+from pytensor.link.onnx.value import Value
 
 
 DEFAULT_OPSET = 18
@@ -66,30 +70,6 @@ class UniqueNames:
         return candidate
 
 
-def rename_input(node: onnx.NodeProto, old: str, new: str):
-    """Rename the input ``old`` of ``node`` and of the nodes of its subgraphs."""
-    for position, name in enumerate(node.input):
-        if name == old:
-            node.input[position] = new
-    for attribute in node.attribute:
-        for graph in [attribute.g] if attribute.HasField("g") else attribute.graphs:
-            for inner in graph.node:
-                rename_input(inner, old, new)
-
-
-def names_used_inside(graph: onnx.GraphProto) -> dict[str, None]:
-    """The value names read by the nodes of ``graph``, of its nested subgraphs
-    and by its outputs, in order of first use."""
-    used = {}
-    for node in graph.node:
-        used.update(dict.fromkeys(node.input))
-        for attribute in node.attribute:
-            for subgraph in (attribute.g, *attribute.graphs):
-                used.update(names_used_inside(subgraph))
-    used.update(dict.fromkeys(info.name for info in graph.output))
-    return used
-
-
 NONDETERMINISTIC_OPS = frozenset(
     (
         "Bernoulli",
@@ -124,31 +104,6 @@ def node_key(op_type, inputs, n_outputs, attributes) -> tuple | None:
     return (op_type, tuple(inputs), n_outputs, tuple(plain))
 
 
-def remove_unread(graph: onnx.GraphProto):
-    """Remove the nodes of ``graph`` whose outputs nothing reads, and unread constants.
-
-    Converters that fuse Ops read through nodes they do not remove (see
-    ``DenseLayerFusion``); this is where those nodes go when nothing else
-    reads them. Nodes are in topological order.
-    """
-    read = {info.name for info in graph.output}
-    kept = []
-    for node in reversed(graph.node):
-        if not read.intersection(node.output):
-            continue
-        kept.append(node)
-        read.update(node.input)
-        for attribute in node.attribute:
-            for subgraph in (attribute.g, *attribute.graphs):
-                read.update(names_used_inside(subgraph))
-    if len(kept) < len(graph.node):
-        del graph.node[:]
-        graph.node.extend(reversed(kept))
-    unread = [t for t in graph.initializer if t.name not in read]
-    for tensor in unread:
-        graph.initializer.remove(tensor)
-
-
 class ONNXGraphBuilder:
     """Accumulate the nodes, constants, inputs and outputs of one ONNX graph.
 
@@ -176,8 +131,32 @@ class ONNXGraphBuilder:
         self._computed: dict[tuple, list[str]] = {}
         self._renamed: dict[str, str] = {}
         self.graph_name = "pytensor_graph"
-        # Functions that `make_graph` applies to the assembled GraphProto, in place
-        self.graph_passes: list = []
+        # Node names converters marked for a graph pass, by mark (see `mark`)
+        self.marks: dict[str, set[str]] = {}
+
+    def value(self, name: str, dtype, numbers=None) -> Value:
+        """The value ``name`` of this graph, of ``dtype``, as a :class:`Value`."""
+        return Value(self, name, dtype, numbers)
+
+    def mark(self, mark: str, value: str):
+        """Mark the node computing ``value`` for the graph pass that reads ``mark``."""
+        self.marks.setdefault(mark, set()).add(self.producer(value).name)
+
+    def require(self, condition, exc_type, message: str, *, is_scalar=False):
+        """Make the compiled function raise ``exc_type(message)`` unless ``condition`` holds.
+
+        ``condition`` is a bool :class:`Value` (or value name) whose elements
+        must all be true; ``is_scalar`` says it is 0-d already. Nothing is
+        added when the graph is built without runtime checks (for export).
+        """
+        if not self.keep_checks:
+            return
+        holds = condition.name if isinstance(condition, Value) else condition
+        if not is_scalar:
+            as_uint8 = self.cast(holds, "bool", "uint8")
+            holds = self.add("ReduceMin", [as_uint8], keepdims=0, hint="holds")
+            holds = self.cast(holds, "uint8", "bool")
+        self.checks.append((holds, CheckAndRaise(exc_type, message)))
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""
@@ -362,9 +341,7 @@ class ONNXGraphBuilder:
             self.outputs,
             initializer=self.initializers,
         )
-        for graph_pass in self.graph_passes:
-            graph_pass(graph)
-        remove_unread(graph)
+        run_graph_passes(graph, PassContext(self.marks))
         return graph
 
     def make_model(self, graph_name: str = "pytensor_graph", **model_kwargs):

@@ -1,5 +1,7 @@
 from pytensor.link.basic import JITLinker
 
+from pytensor.link.onnx.rewrites import INCOMPATIBLE_REWRITES, REQUIRED_REWRITES
+
 
 class ONNXLinker(JITLinker):
     """A `Linker` that runs a whole `FunctionGraph` as one onnxruntime session.
@@ -22,20 +24,8 @@ class ONNXLinker(JITLinker):
         onnxruntime execution providers, ``["CPUExecutionProvider"]`` by default.
     """
 
-    required_rewrites = ("minimum_compile",)
-    incompatible_rewrites = (
-        # C-only Ops and the BLAS Ops they specialize into
-        "cxx_only",
-        "BlasOpt",
-        # onnxruntime manages its own buffers; in-place Ops gain nothing
-        "inplace",
-        # Composite scalar graphs are expanded back into one ONNX node per
-        # scalar Op, so fusing them first would only cost compile time
-        "fusion",
-        "local_careduce_fusion",
-        # Scan buffers cannot be pre-allocated in ONNX
-        "scan_save_mem_prealloc",
-    )
+    required_rewrites = REQUIRED_REWRITES
+    incompatible_rewrites = INCOMPATIBLE_REWRITES
 
     def __init__(
         self, *args, opset=None, session_options=None, providers=None, **kwargs

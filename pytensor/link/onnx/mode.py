@@ -5,17 +5,12 @@ from pytensor.compile.mode import (
     register_linker,
     register_mode,
 )
-from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 
 from pytensor.link.onnx.linker import ONNXLinker
+from pytensor.link.onnx.rewrites import DEFAULT_QUERY
 
 
-ONNX = Mode(
-    ONNXLinker(),
-    # `scan_save_mem_no_prealloc` trims Scan buffers the way backends without
-    # pre-allocated outputs need (PyTensor tags it for JAX and Numba too).
-    RewriteDatabaseQuery(include=["fast_run", "scan_save_mem_no_prealloc"]),
-)
+ONNX = Mode(ONNXLinker(), DEFAULT_QUERY)
 
 
 def register_onnx_mode():

@@ -32,7 +32,12 @@ import onnx
 from onnx import defs, helper
 
 from pytensor.link.onnx.builder import onnx_dtype
-from pytensor.link.onnx.targets import DTYPES, MIN_OPSET, TENSOR_TYPES, schema_dtypes
+from pytensor.link.onnx.export.targets import (
+    DTYPES,
+    MIN_OPSET,
+    TENSOR_TYPES,
+    schema_dtypes,
+)
 
 
 NO_KERNEL = re.compile("Could not find an implementation|Failed to find kernel")

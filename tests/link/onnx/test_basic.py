@@ -9,87 +9,12 @@ from pytensor.compile.sharedvalue import shared
 
 import pytensor
 from pytensor.link.onnx import ONNXLinker
-
-
-onnx_mode = get_mode("ONNX")
-no_rewrites = Mode(ONNXLinker(), None)
-py_mode = Mode(linker="py", optimizer=None)
-
-FLOAT_DTYPES = ("float64", "float32")
-INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
-
-DEFAULT_RTOL = {"float16": 1e-3, "float32": 1e-5, "float64": 1e-12}
-
-
-def assert_same_values(onnx_value, py_value, *, rtol=None, atol=0.0):
-    """Equal dtype, shape and values (floats within ``rtol``/``atol``, NaN == NaN)."""
-    onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
-    assert onnx_value.dtype == py_value.dtype, (onnx_value.dtype, py_value.dtype)
-    assert onnx_value.shape == py_value.shape, (onnx_value.shape, py_value.shape)
-    if py_value.dtype.kind == "f":
-        rtol = DEFAULT_RTOL[py_value.dtype.name] if rtol is None else rtol
-        np.testing.assert_allclose(onnx_value, py_value, rtol=rtol, atol=atol)
-    else:
-        np.testing.assert_array_equal(onnx_value, py_value)
-
-
-def random_values(rng, shape, dtype):
-    """Random test values of ``dtype``: normal floats, small ints, fair bools."""
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if np.dtype(dtype).kind in "iu":
-        return rng.integers(0, 50, shape).astype(dtype)
-    return rng.normal(size=shape).astype(dtype)
-
-
-def assert_sums_close(onnx_value, py_value):
-    """Equal up to the rounding of sums taken in a different order."""
-    atol = {"float32": 1e-5, "float64": 1e-14}.get(np.asarray(py_value).dtype.name, 0)
-    assert_same_values(onnx_value, py_value, atol=atol)
-
-
-def compare_onnx_and_py(
-    graph_inputs,
-    graph_outputs,
-    test_inputs,
-    *,
-    assert_fn=None,
-    onnx_mode=onnx_mode,
-    py_mode=py_mode,
-):
-    """Compile the graph with the ONNX mode and the Python linker and compare.
-
-    Also checks the ONNX model with ``onnx.checker`` (full check). Returns the
-    ONNX-compiled function and its results.
-    """
-    if assert_fn is None:
-        assert_fn = assert_same_values
-    if any(inp.owner is not None for inp in graph_inputs):
-        raise ValueError("Inputs must be root variables")
-
-    onnx_fn = pytensor.function(graph_inputs, graph_outputs, mode=onnx_mode)
-    model = onnx_fn.maker.linker.onnx_model
-    onnx.checker.check_model(model, full_check=True)
-    onnx_res = onnx_fn(*test_inputs)
-
-    # The inner graphs of OpFromGraphs (Einsum, Pad, ...) are compiled in the
-    # default mode when evaluated: keep the reference in Python there too.
-    with pytensor.config.change_flags(mode="FAST_COMPILE"):
-        py_fn = pytensor.function(graph_inputs, graph_outputs, mode=py_mode)
-        py_res = py_fn(*test_inputs)
-
-    if isinstance(graph_outputs, list | tuple):
-        assert len(onnx_res) == len(py_res)
-        for onnx_value, py_value in zip(onnx_res, py_res, strict=True):
-            assert_fn(onnx_value, py_value)
-    else:
-        assert_fn(onnx_res, py_res)
-    return onnx_fn, onnx_res
-
-
-def onnx_model_of(fn):
-    return fn.maker.linker.onnx_model
+from tests.link.onnx.utils import (
+    compare_onnx_and_py,
+    no_rewrites,
+    onnx_mode,
+    onnx_model_of,
+)
 
 
 @pytest.mark.parametrize("mode", ["ONNX", "onnx", Mode(linker="onnx")])

@@ -12,7 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 import pytensor
 import pytensor.link.onnx.dispatch.bessel
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,

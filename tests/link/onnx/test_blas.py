@@ -1,6 +1,4 @@
 import numpy as np
-import onnx
-import onnxruntime as ort
 import pytensor.tensor as pt
 import pytest
 from pytensor.compile.mode import Mode
@@ -8,34 +6,14 @@ from pytensor.tensor import blas, blas_c
 from pytensor.tensor.basic import AllocEmpty
 
 import pytensor
-from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.test_basic import assert_same_values, compare_onnx_and_py
+from tests.link.onnx.utils import (
+    compare_converted_graph,
+    compare_onnx_and_py,
+)
 
 
 py_fast_run = Mode(linker="py", optimizer="fast_run")
 rng = np.random.default_rng(42)
-
-
-def compare_converted_graph(fn, test_inputs):
-    """Convert the graph of the already compiled ``fn`` and compare with ``fn``.
-
-    This is how graphs rewritten for other linkers (BLAS Ops, in-place Ops,
-    fused ``Composite``) reach the converter, e.g. in ``export_onnx``.
-    """
-    converted = onnx_funcify(fn.maker.fgraph)
-    onnx.checker.check_model(converted.model, full_check=True)
-    session = ort.InferenceSession(
-        converted.model.SerializeToString(), providers=["CPUExecutionProvider"]
-    )
-    input_names = [info.name for info in converted.model.graph.input]
-    results = session.run(
-        None, dict(zip(input_names, map(np.asarray, test_inputs), strict=True))
-    )
-    expected = fn(*[np.copy(value) for value in test_inputs])
-    if not isinstance(expected, list):
-        expected = [expected]
-    for result, value in zip(results[: len(expected)], expected, strict=True):
-        assert_same_values(result, value)
 
 
 def op_types(fgraph):

@@ -12,7 +12,7 @@ from pytensor.tensor.math import Max
 
 import pytensor
 from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites
+from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites
 
 
 rng = np.random.default_rng(7)

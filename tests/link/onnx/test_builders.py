@@ -7,7 +7,7 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
 import pytensor
-from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites, onnx_mode
+from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites, onnx_mode
 
 
 MODES = [

@@ -4,7 +4,7 @@ import pytest
 from pytensor.tensor.einsum import Einsum
 
 import pytensor
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     assert_same_values,
     assert_sums_close,
     compare_onnx_and_py,

@@ -9,8 +9,11 @@ from hypothesis import strategies as st
 from pytensor.tensor.elemwise import DimShuffle
 
 import pytensor
-from tests.link.onnx.test_basic import assert_same_values, compare_onnx_and_py
-from tests.link.onnx.test_blas import compare_converted_graph
+from tests.link.onnx.utils import (
+    assert_same_values,
+    compare_converted_graph,
+    compare_onnx_and_py,
+)
 
 
 rng = np.random.default_rng(7)

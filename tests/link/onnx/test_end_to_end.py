@@ -6,7 +6,7 @@ import pytest
 from pytensor.raise_op import Assert
 
 import pytensor
-from tests.link.onnx.test_basic import assert_same_values
+from tests.link.onnx.utils import assert_same_values
 
 
 def compare_with_default_mode(inputs, outputs, values, rtol=1e-10, atol=0.0):

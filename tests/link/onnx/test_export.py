@@ -28,8 +28,8 @@ from pytensor.link.onnx import (
     onnx_support_report,
 )
 from pytensor.link.onnx.dispatch import onnx_funcify
-from pytensor.link.onnx.targets import TARGETS
-from tests.link.onnx.test_basic import assert_same_values, py_mode
+from pytensor.link.onnx.export.targets import TARGETS
+from tests.link.onnx.utils import assert_same_values, py_mode
 
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -481,7 +481,7 @@ def test_float32_conversion_follows_dtype_arguments_and_integer_division():
 
 
 def test_docs_list_the_measured_kernel_limits():
-    from pytensor.link.onnx.targets import kernel_limits_rst
+    from pytensor.link.onnx.export.targets import kernel_limits_rst
 
     page = (REPO_ROOT / "docs" / "exporting.rst").read_text()
     begin = page.index("\n", page.index(".. BEGIN KERNEL LIMITS")) + 2
@@ -685,7 +685,7 @@ def test_failed_export_leaves_no_file_and_keeps_existing(tmp_path):
 def test_interrupted_write_keeps_the_previous_files(
     tmp_path, monkeypatch, external_data, test_data
 ):
-    from pytensor.link.onnx import files
+    from pytensor.link.onnx.export import files
 
     inputs, outputs = mlp_graph()
     path = tmp_path / "m.onnx"

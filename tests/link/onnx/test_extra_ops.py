@@ -10,7 +10,7 @@ from pytensor.compile.mode import Mode
 from pytensor.tensor import extra_ops
 
 import pytensor
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     ALL_DTYPES,
     FLOAT_DTYPES,
     assert_same_values,

@@ -4,7 +4,7 @@ import pytest
 from pytensor.ifelse import ifelse
 
 import pytensor
-from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites, onnx_mode
+from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites, onnx_mode
 
 
 MODES = [

@@ -9,12 +9,12 @@ from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import MulWithoutZeros, ProdWithoutZeros
 
 import pytensor
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     ALL_DTYPES,
     FLOAT_DTYPES,
+    compare_converted_graph,
     compare_onnx_and_py,
 )
-from tests.link.onnx.test_blas import compare_converted_graph
 
 
 AXES = [None, 0, 1, -1, (0, 2), (2, 1), ()]

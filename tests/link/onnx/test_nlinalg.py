@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from pytensor.tensor.basic import ExtractDiag, Eye
 
 import pytensor
-from tests.link.onnx.test_basic import compare_onnx_and_py
-from tests.link.onnx.test_slinalg import (
+from tests.link.onnx.utils import (
     FLOAT_DTYPES,
     MODES,
     PYTENSOR_2,
     SIZES,
     compare_for_each,
+    compare_onnx_and_py,
     has_converter,
     linalg_close,
     matrix,

@@ -5,7 +5,7 @@ from pytensor.graph.replace import clone_replace
 from pytensor.tensor.pad import Pad
 
 import pytensor
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,

@@ -24,7 +24,7 @@ from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
 from pytensor.link.onnx import UnsupportedGraphError, export_onnx
-from tests.link.onnx.test_basic import onnx_model_of
+from tests.link.onnx.utils import onnx_model_of
 
 
 py_mode = Mode(linker="py", optimizer=None)

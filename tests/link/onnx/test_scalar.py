@@ -13,7 +13,7 @@ from pytensor.tensor.elemwise import Elemwise
 
 import pytensor
 from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,

@@ -14,7 +14,7 @@ from pytensor.raise_op import Assert
 from pytensor.scan.utils import until
 
 import pytensor
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,

@@ -6,7 +6,7 @@ from pytensor.tensor.signal.conv import Convolve1d
 from pytensor.tensor.special import softmax
 
 import pytensor
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     assert_same_values,
     assert_sums_close,
     compare_onnx_and_py,

@@ -7,7 +7,7 @@ from onnx.reference import ReferenceEvaluator
 
 import pytensor
 from pytensor.link.onnx import export_onnx
-from pytensor.link.onnx.simplify import fold_constants
+from pytensor.link.onnx.passes.fold_constants import fold_constants
 
 
 I64 = np.int64

@@ -16,18 +16,29 @@ import pytest
 import scipy.linalg
 from hypothesis import given
 from hypothesis import strategies as st
-from pytensor.compile.mode import get_mode
 from pytensor.tensor.basic import ExtractDiag, Eye
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.type_other import NoneConst
 
 import pytensor
-from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
+    MODES,
+    PYTENSOR_2,
+    SIZES,
     assert_same_values,
+    compare_for_each,
     compare_onnx_and_py,
+    has_converter,
+    linalg_close,
+    matrix,
     no_rewrites,
-    py_mode,
+    onnx_mode,
+    positive_definite,
+    rng,
+    symmetric_matrix,
+    triangular,
+    well_conditioned,
+    with_unused_triangle,
 )
 
 
@@ -50,113 +61,6 @@ except ImportError:  # PyTensor 2
 
 
 FLOAT_DTYPES = ["float64", "float32"]
-RTOL = {"float64": 1e-8, "float32": 1e-4}
-SIZES = [0, 1, 2, 3, 5, 12]
-PYTENSOR_2 = pytensor.__version__.startswith("2.")
-onnx_mode = get_mode("ONNX")
-MODES = [
-    pytest.param(onnx_mode, id="rewrites"),
-    pytest.param(no_rewrites, id="no_rewrites"),
-]
-
-rng = np.random.default_rng(20240607)
-
-
-def linalg_close(onnx_value, py_value):
-    """Equal dtype and shape, values within `RTOL` of the largest (finite) one.
-
-    NaN must be at the same places.
-    """
-    onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
-    rtol = RTOL.get(py_value.dtype.name)
-    if rtol is None:
-        return assert_same_values(onnx_value, py_value)
-    finite = np.abs(py_value[np.isfinite(py_value)])
-    scale = finite.max(initial=0.0)
-    assert_same_values(onnx_value, py_value, rtol=rtol, atol=rtol * scale)
-
-
-def compare_for_each(
-    graph_inputs, graph_outputs, cases, *, onnx_mode=onnx_mode, assert_fn=linalg_close
-):
-    """`compare_onnx_and_py` for each list of test inputs of ``cases``, compiling
-    the functions once."""
-    onnx_fn, _ = compare_onnx_and_py(
-        graph_inputs,
-        graph_outputs,
-        cases[0],
-        assert_fn=assert_fn,
-        onnx_mode=onnx_mode,
-    )
-    py_fn = pytensor.function(graph_inputs, graph_outputs, mode=py_mode)
-    for case in cases[1:]:
-        onnx_results, py_results = onnx_fn(*case), py_fn(*case)
-        if not isinstance(graph_outputs, list | tuple):
-            onnx_results, py_results = [onnx_results], [py_results]
-        for onnx_value, py_value in zip(onnx_results, py_results, strict=True):
-            assert_fn(onnx_value, py_value)
-    return onnx_fn
-
-
-def orthogonal(n, batch=()):
-    q, r = np.linalg.qr(rng.normal(size=(*batch, n, n)))
-    return q * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[..., None, :]
-
-
-def spread(k, batch=()):
-    """``k`` values from 1 to 4, evenly spaced, in random order along the last axis.
-
-    As singular values or eigenvalues: well-conditioned, with singular
-    vectors and eigenvectors well determined by the gaps between them.
-    """
-    values = np.broadcast_to(np.linspace(1, 4, k), (*batch, 1, k))
-    return rng.permuted(values, axis=-1)
-
-
-def well_conditioned(n, dtype="float64", batch=(), m=None):
-    """A random ``n x m`` matrix with singular values `spread` from 1 to 4."""
-    m = n if m is None else m
-    k = min(n, m)
-    left = orthogonal(n, batch)[..., :k] * spread(k, batch)
-    return (left @ orthogonal(m, batch)[..., :k, :]).astype(dtype)
-
-
-def symmetric_matrix(n, dtype="float64", positive=False):
-    """A random symmetric matrix with eigenvalues ``±`spread```."""
-    q = orthogonal(n)
-    eigenvalues = spread(n) * (1 if positive else rng.choice([-1, 1], size=n))
-    return ((q * eigenvalues) @ q.T).astype(dtype)
-
-
-def positive_definite(n, dtype="float64", batch=()):
-    q = orthogonal(n, batch)
-    return ((q * spread(n, batch)) @ np.swapaxes(q, -1, -2)).astype(dtype)
-
-
-def triangular(n, lower, dtype="float64", unused=np.nan, unit_diagonal=False):
-    """A well-conditioned triangular matrix with ``unused`` outside its triangle."""
-    t = rng.normal(size=(n, n)) / max(n, 1) + np.diag(rng.uniform(1, 2, n))
-    keep = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
-    if unit_diagonal:
-        keep &= ~np.eye(n, dtype=bool)
-    return np.where(keep, t, unused).astype(dtype)
-
-
-def with_unused_triangle(a, lower):
-    """``a`` with large numbers in the triangle that a reader of the ``lower`` one
-    ignores (SciPy rejects NaN in some of them)."""
-    n = a.shape[-1]
-    unused = (
-        np.triu(np.ones((n, n), bool), 1)
-        if lower
-        else np.tril(np.ones((n, n), bool), -1)
-    )
-    garbage = rng.normal(1e3, 1e3, size=a.shape)
-    return np.where(unused, garbage, a).astype(a.dtype)
-
-
-def matrix(name, dtype, static_n=None):
-    return pt.tensor(name, dtype=dtype, shape=(static_n, static_n))
 
 
 # Cholesky
@@ -737,10 +641,6 @@ def test_tril_and_triu_of_stacks(dtype, mode):
 
 
 # Gradients: the graphs of their pullbacks hold more decompositions and solves
-
-
-def has_converter(op_class):
-    return onnx_funcify.dispatch(op_class) is not onnx_funcify.dispatch(object)
 
 
 @pytest.mark.parametrize("mode", MODES)

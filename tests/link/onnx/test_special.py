@@ -12,7 +12,7 @@ from pytensor.compile.mode import Mode
 from pytensor.tensor.elemwise import Elemwise
 
 import pytensor
-from tests.link.onnx.test_basic import assert_same_values, compare_onnx_and_py
+from tests.link.onnx.utils import assert_same_values, compare_onnx_and_py
 
 
 py_mode = Mode(linker="py", optimizer=None)

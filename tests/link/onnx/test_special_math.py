@@ -12,7 +12,7 @@ from pytensor.compile.mode import get_mode
 
 import pytensor
 from pytensor.link.onnx.dispatch.special_math import XlogX
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,

@@ -14,7 +14,7 @@ from pytensor.tensor.subtensor import AdvancedIncSubtensor1
 import pytensor
 from pytensor.link.onnx import ONNXLinker
 from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.test_basic import compare_onnx_and_py, no_rewrites, py_mode
+from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites, py_mode
 
 
 MODES = pytest.mark.parametrize(

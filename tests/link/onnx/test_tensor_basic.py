@@ -11,8 +11,7 @@ from pytensor.tensor.basic import (
 )
 
 import pytensor
-from tests.link.onnx.test_basic import compare_onnx_and_py
-from tests.link.onnx.test_blas import compare_converted_graph
+from tests.link.onnx.utils import compare_converted_graph, compare_onnx_and_py
 
 
 DTYPES = ["float64", "float32", "int8", "uint16", "int64", "uint64", "bool"]

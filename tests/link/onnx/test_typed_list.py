@@ -15,7 +15,7 @@ from pytensor.typed_list import TypedListType, make_list
 
 import pytensor
 from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.test_basic import (
+from tests.link.onnx.utils import (
     ALL_DTYPES,
     assert_same_values,
     compare_onnx_and_py,
@@ -434,7 +434,7 @@ def test_nested_lists_are_rejected():
 
 def test_export_rejects_lists_clearly():
     from pytensor.link.onnx import export_onnx
-    from pytensor.link.onnx.report import UnsupportedGraphError
+    from pytensor.link.onnx.export import UnsupportedGraphError
 
     x = list_of("float64")
     with pytest.raises(UnsupportedGraphError, match="does not write sequence"):

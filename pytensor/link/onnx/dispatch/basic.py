@@ -400,9 +400,7 @@ def onnx_funcify_identity_like(op, node, builder, inputs, **kwargs):
 @onnx_funcify.register(CheckAndRaise)
 def onnx_funcify_CheckAndRaise(op, node, builder, inputs, **kwargs):
     value, *conditions = inputs
-    if builder.keep_checks:
-        for condition, var in zip(conditions, node.inputs[1:], strict=True):
-            as_int = builder.cast(condition, var.type.dtype, "int32")
-            all_true = builder.add("ReduceMin", [as_int], keepdims=0, hint="all_true")
-            builder.checks.append((builder.cast(all_true, "int32", "bool"), op))
+    for condition, var in zip(conditions, node.inputs[1:], strict=True):
+        condition = builder.cast(condition, var.type.dtype, "bool")
+        builder.require(condition, op.exc_type, op.msg, is_scalar=var.type.ndim == 0)
     return [value]

@@ -46,15 +46,13 @@ from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, constant_data, output_dtype
 from pytensor.link.onnx.dispatch.special import (
     REDUCTION_LIMIT,
-    Value,
     construct,
     odd,
-    polevl,
     reduce_by_quarter_pi,
     sin_and_cos_of_reduced,
-    where,
 )
 from pytensor.link.onnx.dispatch.special_math import AMOS_LIMIT, chbevl, i0, i1, iv, ive
+from pytensor.link.onnx.value import Value, polevl, where
 
 
 J0_RP = [
@@ -404,7 +402,9 @@ def of_orders(function, orders: np.ndarray, x: Value, odd_in_order: bool) -> Val
     if len(results) == 1:
         [result] = results.values()
     else:
-        is_one = Value(builder, builder.constant(np.abs(orders) == 1, "bool"), x.dtype)
+        is_one = Value(
+            builder, builder.constant(np.abs(orders) == 1, "bool"), "bool", x.dtype
+        )
         result = where(is_one, results[1], results[0])
     factors = np.where(odd_in_order & (orders == -1), -1.0, 1.0)
     if factors.size != 1 or factors.min() < 0.0:

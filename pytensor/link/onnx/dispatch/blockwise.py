@@ -15,9 +15,9 @@ from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.math import Dot
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.math import matmul
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
 from pytensor.link.onnx.dispatch.shape import all_true, int64_constant
+from pytensor.link.onnx.kernels import matmul
 
 
 def batch_ndim(node) -> int:

@@ -3,8 +3,9 @@ import pytensor.tensor.special as special
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.math import DenseLayerFusion, is_dense_layer
+from pytensor.link.onnx.dispatch.math import is_dense_layer
 from pytensor.link.onnx.dispatch.shape import int64_constant
+from pytensor.link.onnx.passes.dense_layers import DENSE_LAYER
 
 
 @onnx_funcify.register(Elemwise)
@@ -13,7 +14,7 @@ def onnx_funcify_Elemwise(op, node, builder, inputs, **kwargs):
     # converter applies to whole tensors unchanged.
     outputs = onnx_funcify(op.scalar_op, node=node, builder=builder, inputs=inputs)
     if is_dense_layer(node):
-        DenseLayerFusion.of(builder).additions.add(builder.producer(outputs[0]).name)
+        builder.mark(DENSE_LAYER, outputs[0])
     return outputs
 
 

@@ -1,12 +1,8 @@
-from collections import Counter
-
 import numpy as np
 import pytensor.scalar.basic as ps
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
-from onnx import numpy_helper
-from pytensor.link.onnx.builder import names_used_inside
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import (
     ARITHMETIC,
@@ -18,89 +14,8 @@ from pytensor.link.onnx.dispatch.scalar import (
     where,
 )
 from pytensor.link.onnx.dispatch.shape import add_runtime_check, int64_constant
-
-
-# Data types of onnxruntime's CPU kernels (measured on onnxruntime 1.31.1).
-# Integer ReduceSum/ReduceProd are left out on purpose: onnxruntime computes
-# them in float64, which rounds beyond 2**53 and saturates instead of wrapping.
-ORDERED_KERNEL_DTYPES = {"int8", "int32", "int64", "uint8", "float32", "float64"}
-KERNEL_DTYPES = {
-    "ArgMax": ORDERED_KERNEL_DTYPES,
-    "ArgMin": ORDERED_KERNEL_DTYPES,
-    "ReduceMax": ORDERED_KERNEL_DTYPES,
-    "ReduceMin": ORDERED_KERNEL_DTYPES,
-    "MatMul": {"int32", "int64", "uint32", "uint64", "float32", "float64"},
-    "ReduceSum": {"float32", "float64"},
-    "ReduceProd": {"float32", "float64"},
-}
-WIDENING_ORDER = (
-    "int8",
-    "uint8",
-    "int16",
-    "uint16",
-    "int32",
-    "uint32",
-    "int64",
-    "uint64",
-    "float32",
-    "float64",
-)
-# Unsigned values minus the offset, wrapped into the signed type, keep their order
-ORDER_PRESERVING_SHIFTS = {"uint32": ("int32", 2**31), "uint64": ("int64", 2**63)}
-
-
-def widened_kernel_dtype(op_type: str, dtype: str) -> str:
-    """The narrowest dtype that holds every ``dtype`` value and has an ``op_type`` kernel."""
-    supported = KERNEL_DTYPES[op_type]
-    if dtype in supported:
-        return dtype
-    is_float = np.dtype(dtype).kind == "f"
-    for candidate in WIDENING_ORDER:
-        if (
-            candidate in supported
-            and (np.dtype(candidate).kind == "f") == is_float
-            and np.can_cast(dtype, candidate, "safe")
-        ):
-            return candidate
-    raise NotImplementedError(f"onnxruntime has no {op_type} kernel for {dtype}")
-
-
-def ordered(builder, x, dtype, op_type):
-    """Return ``x`` in a dtype with an ``op_type`` kernel that keeps values in order.
-
-    Also returns that dtype.
-    """
-    if dtype in ORDER_PRESERVING_SHIFTS:
-        signed, offset = ORDER_PRESERVING_SHIFTS[dtype]
-        shifted = builder.add("Sub", [x, builder.constant(offset, dtype)])
-        return builder.cast(shifted, dtype, signed), signed
-    compute = widened_kernel_dtype(op_type, dtype)
-    return builder.cast(x, dtype, compute), compute
-
-
-def unordered(builder, x, dtype, compute):
-    """Undo `ordered`: return the ``dtype`` value of ``x``, an ordered ``compute`` value."""
-    if dtype in ORDER_PRESERVING_SHIFTS:
-        _, offset = ORDER_PRESERVING_SHIFTS[dtype]
-        unsigned = builder.cast(x, compute, dtype)
-        return builder.add("Add", [unsigned, builder.constant(offset, dtype)])
-    return builder.cast(x, compute, dtype)
-
-
-def matmul(builder, a, b, dtype, a_ndim, b_ndim):
-    """``a @ b`` for operands of ``dtype``; narrow integers wrap like NumPy's."""
-    compute = widened_kernel_dtype("MatMul", dtype)
-    a, b = builder.cast(a, dtype, compute), builder.cast(b, dtype, compute)
-    if b_ndim != 1:
-        product = builder.add("MatMul", [a, b], hint="matmul")
-    else:
-        # onnxruntime rejects a matrix with no rows times a vector: use a column
-        column = builder.add("Unsqueeze", [b, int64_constant(builder, [1])])
-        product = builder.add("MatMul", [a, column], hint="matmul")
-        product = builder.add(
-            "Squeeze", [product, int64_constant(builder, [a_ndim - 1])]
-        )
-    return builder.cast(product, compute, dtype)
+from pytensor.link.onnx.dispatch.signal import summed_convolution
+from pytensor.link.onnx.kernels import matmul, ordered, unordered, widened_kernel_dtype
 
 
 def reduced_axes(axis, ndim) -> tuple[int, ...]:
@@ -354,8 +269,6 @@ CAREDUCE_CONVERTERS = {
 
 @onnx_funcify.register(CAReduce)
 def onnx_funcify_CAReduce(op, node, builder, inputs, value_names=None, **kwargs):
-    from pytensor.link.onnx.dispatch.signal import summed_convolution
-
     if (summed := summed_convolution(builder, node, value_names)) is not None:
         return [summed]
     [x] = inputs
@@ -493,62 +406,3 @@ def is_dense_layer(node) -> bool:
         ):
             return True
     return False
-
-
-class DenseLayerFusion:
-    """Graph pass: ``Add(MatMul(a, b), c)`` becomes ``Gemm(a, b, c)``.
-
-    Applies to the ``Add`` nodes converters listed by node name in
-    ``additions`` (see `is_dense_layer`), when nothing else reads the
-    product. A bias that reaches the ``Add`` through ``Unsqueeze`` is passed
-    to ``Gemm`` directly. onnxruntime fuses these nodes itself when it loads a
-    model; this pass gives an exported file the same, smaller graph.
-    """
-
-    def __init__(self):
-        self.additions: set[str] = set()
-
-    @classmethod
-    def of(cls, builder) -> "DenseLayerFusion":
-        for graph_pass in builder.graph_passes:
-            if isinstance(graph_pass, cls):
-                return graph_pass
-        fusion = cls()
-        builder.graph_passes.append(fusion)
-        return fusion
-
-    def __call__(self, graph):
-        readers = value_readers(graph)
-        producers = {name: node for node in graph.node for name in node.output}
-        axes = {
-            t.name: numpy_helper.to_array(t).tolist()
-            for t in graph.initializer
-            if list(t.dims) == [1]
-        }
-        for node in graph.node:
-            if node.name not in self.additions:
-                continue
-            for product, bias in (node.input, node.input[::-1]):
-                matmul = producers.get(product)
-                if matmul is None or matmul.op_type != "MatMul" or readers[product] > 1:
-                    continue
-                row = producers.get(bias)
-                if row and row.op_type == "Unsqueeze" and axes.get(row.input[1]) == [0]:
-                    bias = row.input[0]
-                node.op_type = "Gemm"
-                node.input[:] = [*matmul.input, bias]
-                break
-
-
-def value_readers(graph) -> Counter:
-    """How many nodes (or graph outputs) of ``graph`` read each value.
-
-    A subgraph that reads a value counts once, however many of its nodes do.
-    """
-    readers = Counter(info.name for info in graph.output)
-    for node in graph.node:
-        readers.update(node.input)
-        for attribute in node.attribute:
-            for subgraph in (attribute.g, *attribute.graphs):
-                readers.update(names_used_inside(subgraph).keys())
-    return readers

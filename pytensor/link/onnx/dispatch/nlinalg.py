@@ -9,7 +9,7 @@ import numpy as np
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.slinalg import (
-    Array,
+    Value,
     check_square,
     concat,
     diagonal,
@@ -22,6 +22,7 @@ from pytensor.link.onnx.dispatch.slinalg import (
     lu_solve,
     maximum,
     minimum,
+    mT,
     orthonormal_completion,
     output_dtype,
     positions,
@@ -69,7 +70,7 @@ except ImportError:  # PyTensor 2
 PINV_RCOND = 1e-15
 
 
-def inverse(a: Array) -> Array:
+def inverse(a: Value) -> Value:
     """The inverse of the square stack ``a``; raises ``LinAlgError`` if singular."""
     lu, permutation, _, singular = lu_factor(a)
     raise_unless(~singular, np.linalg.LinAlgError, "Singular matrix")
@@ -80,7 +81,7 @@ def inverse(a: Array) -> Array:
 NON_SQUARE = "Last 2 dimensions of the array must be square"
 
 
-def square_input(node, a: Array, input_dtype) -> Array:
+def square_input(node, a: Value, input_dtype) -> Value:
     """``a`` in ``input_dtype``, checked to be square as NumPy does."""
     a = a.cast(input_dtype)
     return check_square(a, node.inputs[0], NON_SQUARE, np.linalg.LinAlgError)
@@ -91,7 +92,7 @@ def matrix_inverse_stacked(op, node, a):
     return [inverse(square_input(node, a, output_dtype(node)))]
 
 
-def determinant_factors(a: Array):
+def determinant_factors(a: Value):
     """The diagonal of ``U`` in ``a = P @ L @ U``, and the sign of ``P`` (``(batch, 1, 1)``)."""
     lu, _, pivots, _ = lu_factor(a)
     swaps = pivots.ne(positions(a.dim(1), 1)).cast(a.dtype).sum([1])
@@ -126,7 +127,7 @@ def is_wide(var) -> bool:
     return rows is not None and columns is not None and rows < columns
 
 
-def singular_value_decomposition(a: Array, var):
+def singular_value_decomposition(a: Value, var):
     """The ``k = min(m, n)`` singular values, the first ``k`` columns of ``w``
     and all of ``v`` of `jacobi_svd`, for ``a`` or, if wide, for ``a.T``.
 
@@ -134,7 +135,7 @@ def singular_value_decomposition(a: Array, var):
     columns are cheaper) and ``k``.
     """
     transposed = is_wide(var)
-    singular_values, w, v = jacobi_svd(a.mT if transposed else a)
+    singular_values, w, v = jacobi_svd(mT(a) if transposed else a)
     k = minimum(w.dim(1), w.dim(2)).unsqueeze([0])
     singular_values = singular_values.slice(0, k, axis=2)
     return singular_values, w.slice(0, k, axis=2), v, transposed, k
@@ -158,10 +159,10 @@ def svd_stacked(op, node, a):
         v = v.slice(0, k, axis=2)
     if transposed:
         u, v = v, u
-    return [u, singular_values.squeeze([1]), v.mT]
+    return [u, singular_values.squeeze([1]), mT(v)]
 
 
-def inverse_of_nonnegligible(values: Array, magnitudes: Array, rcond) -> Array:
+def inverse_of_nonnegligible(values: Value, magnitudes: Value, rcond) -> Value:
     """``1 / values`` where ``magnitudes`` exceed ``rcond`` times their maximum, else 0."""
     large = magnitudes > magnitudes.max([2]) * rcond
     return where(large, 1 / where(large, values, 1), 0)
@@ -174,7 +175,7 @@ def matrix_pinv_stacked(op, node, a):
         # numpy.linalg.pinv reads the lower triangle
         eigenvalues, v = jacobi_eigen(symmetric_from(a, lower=True))
         weights = inverse_of_nonnegligible(eigenvalues, abs(eigenvalues), PINV_RCOND)
-        return [(v * weights) @ v.mT]
+        return [(v * weights) @ mT(v)]
     singular_values, w, v, transposed, k = singular_value_decomposition(
         a, node.inputs[0]
     )
@@ -182,8 +183,8 @@ def matrix_pinv_stacked(op, node, a):
     weights = inverse_of_nonnegligible(
         singular_values * singular_values, singular_values, PINV_RCOND
     )
-    pinv = (v.slice(0, k, axis=2) * weights) @ w.mT
-    return [pinv.mT if transposed else pinv]
+    pinv = (v.slice(0, k, axis=2) * weights) @ mT(w)
+    return [mT(pinv) if transposed else pinv]
 
 
 @register_stacked(Eigh)
@@ -203,12 +204,12 @@ if EighGrad is not None:
         v, v_gradient = v.cast(dtype), v_gradient.cast(dtype)
         n = v.dim(1)
         on_diagonal = positions(n, 1).eq(positions(n, 2))
-        differences = w - w.mT
+        differences = w - mT(w)
         c = where(
-            on_diagonal, 0, (v.mT @ v_gradient) / where(on_diagonal, 1, differences)
+            on_diagonal, 0, (mT(v) @ v_gradient) / where(on_diagonal, 1, differences)
         )
-        middle = where(on_diagonal, w_gradient.mT.expand(v.shape()), 0) + c.mT
-        return [gradient_of_triangle(v @ middle @ v.mT, op.UPLO == "L")]
+        middle = where(on_diagonal, mT(w_gradient).expand(v.shape()), 0) + mT(c)
+        return [gradient_of_triangle(v @ middle @ mT(v), op.UPLO == "L")]
 
 
 register_unsupported(
@@ -222,7 +223,7 @@ register_unsupported(
 # Ops of arbitrary rank, without Blockwise
 
 
-def square_matrix(x: Array, n_leading: int, ndim: int):
+def square_matrix(x: Value, n_leading: int, ndim: int):
     """``x`` reshaped to the ``(1, p, q)`` matrix of its first ``n_leading`` axes
     by the others, and the shapes of both groups of axes."""
     leading, trailing = x.shape(0, n_leading), x.shape(n_leading, ndim)
@@ -233,7 +234,7 @@ def square_matrix(x: Array, n_leading: int, ndim: int):
 @onnx_funcify.register(TensorInv)
 def onnx_funcify_TensorInv(op, node, builder, inputs, **kwargs):
     dtype = float_output_dtype(node)
-    a = Array(builder, inputs[0], node.inputs[0].type.dtype).cast(dtype)
+    a = Value(builder, inputs[0], node.inputs[0].type.dtype).cast(dtype)
     ndim = node.inputs[0].type.ndim
     matrix, leading, trailing = square_matrix(a, op.ind, ndim)
     result = inverse(matrix)
@@ -250,7 +251,7 @@ def onnx_funcify_TensorSolve(op, node, builder, inputs, **kwargs):
             f"returns {a_var.type.ndim - b_var.type.ndim} dimensions here"
         )
     a, b = (
-        Array(builder, name, var.type.dtype).cast(dtype)
+        Value(builder, name, var.type.dtype).cast(dtype)
         for name, var in zip(inputs, node.inputs, strict=True)
     )
     ndim = a_var.type.ndim
@@ -274,10 +275,10 @@ def onnx_funcify_Lstsq(op, node, builder, inputs, **kwargs):
             "sides is supported"
         )
     a, b = (
-        Array(builder, name, var.type.dtype).cast("float64").unsqueeze([0])
+        Value(builder, name, var.type.dtype).cast("float64").unsqueeze([0])
         for name, var in zip(inputs[:2], node.inputs[:2], strict=True)
     )
-    rcond = Array(builder, inputs[2], node.inputs[2].type.dtype).cast("float64")
+    rcond = Value(builder, inputs[2], node.inputs[2].type.dtype).cast("float64")
     m, n = a.dim(1), a.dim(2)
     singular_values, w, v = jacobi_svd(a)
     k = minimum(m, n)
@@ -288,7 +289,7 @@ def onnx_funcify_Lstsq(op, node, builder, inputs, **kwargs):
     rank = kept.cast("int64").sum([2])
     w, v = (x.slice(0, k.unsqueeze([0]), axis=2) for x in (w, v))
     weights = where(kept, 1 / where(kept, singular_values, 1) ** 2, 0)
-    x = (v * weights) @ (w.mT @ b)
+    x = (v * weights) @ (mT(w) @ b)
     residuals = b - a @ x
     squares = (residuals * residuals).sum([1])
     full_rank = rank.squeeze([0, 1, 2]).eq(n) & (m > n)

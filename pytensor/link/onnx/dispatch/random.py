@@ -47,7 +47,11 @@ from pytensor.link.onnx.dispatch.basic import (
     onnx_typify,
 )
 from pytensor.link.onnx.dispatch.shape import add_runtime_check
-from pytensor.link.onnx.dispatch.special import Value, expm1, log1p, where
+from pytensor.link.onnx.dispatch.special import (
+    expm1,
+    log1p,
+)
+from pytensor.link.onnx.value import Value, where
 
 
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
@@ -452,14 +456,14 @@ def sample_multivariate_normal(op, node, builder, draws, params) -> str:
     # "eigh" the eigenvectors scaled by the root of the eigenvalues (the
     # factorizations agree on the symmetric positive semi-definite cov).
     from pytensor.link.onnx.dispatch.slinalg import (
-        Array,
+        Value,
         cholesky_of_triangle,
         jacobi_eigen,
     )
 
     mean_var, cov_var = op.dist_params(node)
     mean = as_float64(builder, params[0], mean_var)
-    cov = Array(builder, as_float64(builder, params[1], cov_var).name, "float64")
+    cov = Value(builder, as_float64(builder, params[1], cov_var).name, "float64")
     batch = cov.shape(0, -2)
     n_matrices = batch.apply("ReduceProd", batch, keepdims=1)
     stack = cov.reshape(n_matrices.apply("Concat", n_matrices, cov.shape(-2), axis=0))

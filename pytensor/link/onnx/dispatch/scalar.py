@@ -9,7 +9,6 @@ Every handler's result broadcasts over all of its inputs, like NumPy.
 import numpy as np
 import pytensor.scalar.basic as ps
 from pytensor.graph.basic import Constant
-from pytensor.tensor.type import TensorType
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 
@@ -624,62 +623,3 @@ def onnx_funcify_Second(op, node, builder, inputs, **kwargs):
     x, y = inputs
     y = builder.cast(y, input_dtypes(node)[1], output_dtype(node))
     return [builder.add("Expand", [y, builder.add("Shape", [x])])]
-
-
-def may_be_smaller_than_output(node, dependencies) -> bool:
-    """Whether a value broadcast only with the inputs ``dependencies`` of the
-    ``Elemwise`` ``node`` can have fewer elements than the node's outputs."""
-    if not dependencies:
-        return True
-    if not all(isinstance(inp.type, TensorType) for inp in node.inputs):
-        return True
-    patterns = [node.inputs[i].type.broadcastable for i in dependencies]
-    return any(
-        all(dims) and not output_dim
-        for *dims, output_dim in zip(
-            *patterns, node.outputs[0].type.broadcastable, strict=True
-        )
-    )
-
-
-def expand_to_output(builder, node, inputs, value, dependencies):
-    if not may_be_smaller_than_output(node, dependencies):
-        return value
-    for i, (outer, name) in enumerate(zip(node.inputs, inputs, strict=True)):
-        always_broadcastable = isinstance(outer.type, TensorType) and all(
-            outer.type.broadcastable
-        )
-        # A value without dependencies (a constant) also needs the output's rank
-        if i not in dependencies and not (dependencies and always_broadcastable):
-            shape = builder.add("Shape", [name])
-            value = builder.add("Expand", [value, shape])
-    return value
-
-
-@onnx_funcify.register(ps.Composite)
-def onnx_funcify_Composite(op, node, builder, inputs, **kwargs):
-    fgraph = op.fgraph
-    values = dict(zip(fgraph.inputs, inputs, strict=True))
-    # The outer inputs each inner value is broadcast with
-    depends_on = {inner: {i} for i, inner in enumerate(fgraph.inputs)}
-
-    def value_of(var):
-        if var not in values:
-            values[var] = builder.constant(var.data, var.type.dtype)
-            depends_on[var] = set()
-        return values[var]
-
-    for inner_node in fgraph.toposort():
-        inner_inputs = [value_of(var) for var in inner_node.inputs]
-        outputs = onnx_funcify(
-            inner_node.op, node=inner_node, builder=builder, inputs=inner_inputs
-        )
-        dependencies = set().union(*(depends_on[var] for var in inner_node.inputs))
-        for var, value in zip(inner_node.outputs, outputs, strict=True):
-            values[var] = value
-            depends_on[var] = dependencies
-
-    return [
-        expand_to_output(builder, node, inputs, value_of(out), depends_on[out])
-        for out in fgraph.outputs
-    ]

@@ -11,7 +11,8 @@ from pytensor.scalar.loop import ScalarLoop
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify, variable_shape
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
-from pytensor.link.onnx.dispatch.scalar import may_be_smaller_than_output, where
+from pytensor.link.onnx.dispatch.composite import may_be_smaller_than_output
+from pytensor.link.onnx.dispatch.scalar import where
 from pytensor.link.onnx.dispatch.shape import (
     add_runtime_check,
     any_true,

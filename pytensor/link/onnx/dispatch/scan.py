@@ -15,7 +15,7 @@ followed by the steps, truncated to the length of its outer buffer (which the
 ``scan_save_mem_no_prealloc`` rewrite may have shortened).
 """
 
-from pytensor.compile.mode import Mode, get_mode
+from pytensor.compile.mode import get_mode
 from pytensor.graph.basic import Constant
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.scan.op import Scan
@@ -30,7 +30,7 @@ from pytensor.link.onnx.dispatch.shape import (
     int64_constant,
     int64_max,
 )
-from pytensor.link.onnx.linker import ONNXLinker
+from pytensor.link.onnx.rewrites import onnx_rewrites
 
 
 def rewritten_inner_graph(op):
@@ -42,8 +42,7 @@ def rewritten_inner_graph(op):
     fgraph = op.fgraph.clone()
     provided = get_mode(op.mode).provided_optimizer
     if isinstance(provided, RewriteDatabaseQuery):
-        mode = Mode(ONNXLinker(), provided.including("scan_save_mem_no_prealloc"))
-        mode.optimizer.rewrite(fgraph)
+        onnx_rewrites(provided).rewrite(fgraph)
     return fgraph
 
 

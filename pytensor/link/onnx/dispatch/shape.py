@@ -1,6 +1,5 @@
 import numpy as np
 from pytensor.graph.basic import Constant
-from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import NoneTypeT
 
@@ -75,7 +74,7 @@ def add_runtime_check(builder, condition, exc_type, msg):
     ``condition`` is a boolean tensor whose elements must all be true. Callers
     build it only when ``builder.keep_checks`` (it is false for export).
     """
-    builder.checks.append((all_true(builder, condition), CheckAndRaise(exc_type, msg)))
+    builder.require(condition, exc_type, msg)
 
 
 def known_statically(x_dim, expected) -> bool:

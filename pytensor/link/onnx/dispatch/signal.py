@@ -32,13 +32,13 @@ from pytensor.tensor.signal.conv import Convolve1d, Convolve2d
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.blockwise import onnx_funcify_batched
-from pytensor.link.onnx.dispatch.math import widened_kernel_dtype
 from pytensor.link.onnx.dispatch.shape import (
     add_runtime_check,
     all_true,
     int64_constant,
     int64_max,
 )
+from pytensor.link.onnx.kernels import widened_kernel_dtype
 
 
 INT64_MIN = int(np.iinfo(np.int64).min)

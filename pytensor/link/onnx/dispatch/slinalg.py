@@ -33,7 +33,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pytensor.link.onnx.builder import onnx_dtype
 from pytensor.link.onnx.dispatch.basic import UNSUPPORTED_OP_REASONS, onnx_funcify
 from pytensor.link.onnx.dispatch.blockwise import (
     batch_ndim,
@@ -42,8 +41,7 @@ from pytensor.link.onnx.dispatch.blockwise import (
     flatten_batch,
     onnx_funcify_batched,
 )
-from pytensor.link.onnx.dispatch.shape import add_runtime_check
-from pytensor.link.onnx.dispatch.special import Value
+from pytensor.link.onnx.value import Value, arange, concat, maximum, minimum, where
 
 
 try:  # PyTensor >= 3
@@ -91,147 +89,25 @@ except ImportError:  # PyTensor 2
     )
 
 
-BOOL_RESULTS = frozenset(
-    (
-        *("Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Equal"),
-        *("Not", "And", "Or", "IsNaN", "IsInf"),
-    )
-)
-INT64_RESULTS = frozenset(("ArgMax", "Shape"))
 # The Jacobi methods converge quadratically, in 6 to 14 sweeps for matrices
 # of up to a few hundred rows; this bound is only a safeguard
 MAX_SWEEPS = 60
 
 
-class Array(Value):
-    """An ONNX value whose Python operators add nodes, and its dtype.
+def mT(x: Value) -> Value:
+    """The transpose of each matrix of the stack ``x``."""
+    return x.transpose([0, 2, 1])
 
-    Comparisons give ``bool`` arrays; Python numbers mixed in become constants
-    of the array's dtype. Matrices are stacks ``(batch, rows, columns)``,
-    columns ``(batch, rows, 1)``, rows ``(batch, 1, columns)`` and scalars
-    ``(batch, 1, 1)``, so that they all broadcast against each other.
+
+def full(x: Value, value, dims) -> Value:
+    """An array of ``value`` (of ``x``'s dtype) shaped ``(batch of x, *dims)``.
+
+    ``dims`` are ints or int64 vectors of one element.
     """
-
-    __slots__ = ()
-
-    def result_dtype(self, op_type: str) -> str:
-        """bool for comparisons and logic, int64 for indices, else this dtype."""
-        if op_type in BOOL_RESULTS:
-            return "bool"
-        return "int64" if op_type in INT64_RESULTS else self.dtype
-
-    def __mod__(self, other):
-        return self.apply("Mod", self, other)
-
-    def __matmul__(self, other):
-        return self.apply("MatMul", self, other)
-
-    def ne(self, other):
-        return ~self.eq(other)
-
-    def __invert__(self):
-        return self.apply("Not", self)
-
-    def into(self, builder) -> "Array":
-        """This value, read from the (sub)graph of ``builder``."""
-        return Array(builder, self.name, self.dtype)
-
-    def constant(self, value, dtype=None) -> "Array":
-        dtype = dtype or self.dtype
-        return Array(self.builder, self.builder.constant(value, dtype), dtype)
-
-    def indices(self, values) -> "Array":
-        return self.constant(np.asarray(values, dtype="int64"), "int64")
-
-    @property
-    def mT(self) -> "Array":
-        return self.apply("Transpose", self, perm=[0, 2, 1])
-
-    def cast(self, dtype) -> "Array":
-        if np.dtype(dtype) == np.dtype(self.dtype):
-            return self
-        return self.apply("Cast", self, to=onnx_dtype(dtype), dtype=str(dtype))
-
-    def take(self, index, axis: int) -> "Array":
-        """The elements at ``index`` (an int64 array or a list) along ``axis``."""
-        if not isinstance(index, Array):
-            index = self.indices(index)
-        return self.apply("Gather", self, index, axis=axis)
-
-    def take_along(self, index, axis: int) -> "Array":
-        return self.apply("GatherElements", self, index, axis=axis)
-
-    def slice(self, start, end, axis: int) -> "Array":
-        """``self[start:end]`` along ``axis``; bounds are ints or int64 vectors of one element."""
-        start, end = (
-            self.indices([bound]) if isinstance(bound, int) else bound
-            for bound in (start, end)
-        )
-        return self.apply("Slice", self, start, end, self.indices([axis]))
-
-    def sum(self, axes) -> "Array":
-        return self.apply("ReduceSum", self, self.indices(axes), keepdims=1)
-
-    def max(self, axes) -> "Array":
-        return self.apply("ReduceMax", self, self.indices(axes), keepdims=1)
-
-    def any(self) -> "Array":
-        """Whether any element is true, a 0-d bool array."""
-        as_uint8 = self.cast("uint8")
-        return as_uint8.apply("ReduceMax", as_uint8, keepdims=0).cast("bool")
-
-    def any_along(self, axes) -> "Array":
-        """Whether any element is true along ``axes`` (kept, of length 1)."""
-        return self.cast("uint8").max(axes).cast("bool")
-
-    def expand(self, shape) -> "Array":
-        return self.apply("Expand", self, shape)
-
-    def reshape(self, shape) -> "Array":
-        return self.apply("Reshape", self, shape, allowzero=1)
-
-    def unsqueeze(self, axes) -> "Array":
-        return self.apply("Unsqueeze", self, self.indices(axes))
-
-    def squeeze(self, axes) -> "Array":
-        return self.apply("Squeeze", self, self.indices(axes))
-
-    def shape(self, start: int = 0, end: int | None = None) -> "Array":
-        """``Shape``: the lengths of the axes ``start:end``, an int64 vector."""
-        bounds = {"start": start} if end is None else {"start": start, "end": end}
-        return self.apply("Shape", self, **bounds)
-
-    def dim(self, axis: int) -> "Array":
-        """The length of ``axis``, a 0-d int64 array."""
-        return self.shape(axis, axis + 1).squeeze([0])
-
-    def full(self, value, dims) -> "Array":
-        """An array of ``value`` (of this dtype) shaped ``(batch of self, *dims)``.
-
-        ``dims`` are ints or int64 vectors of one element.
-        """
-        return self.constant(value).expand(stack_shape(self, *dims))
+    return x.constant(value, x.dtype).expand(stack_shape(x, *dims))
 
 
-def where(condition: Array, if_true, if_false) -> Array:
-    """``Where``, with Python numbers as constants of the other branch's dtype."""
-    like = if_true if isinstance(if_true, Array) else if_false
-    return like.apply("Where", condition, if_true, if_false)
-
-
-def maximum(x: Array, y: Array) -> Array:
-    return x.apply("Max", x, y)
-
-
-def minimum(x: Array, y: Array) -> Array:
-    return x.apply("Min", x, y)
-
-
-def concat(parts, axis: int) -> Array:
-    return parts[0].apply("Concat", *parts, axis=axis)
-
-
-def stack_shape(x: Array, *dims) -> Array:
+def stack_shape(x: Value, *dims) -> Value:
     """The shape ``(batch of x, *dims)``; ``dims`` are ints or int64 vectors of one element."""
     batch = x.shape(0, 1)
     return concat(
@@ -243,55 +119,50 @@ def stack_shape(x: Array, *dims) -> Array:
     )
 
 
-def arange(length: Array) -> Array:
-    """``numpy.arange(length)`` for a 0-d int64 ``length``."""
-    return length.apply("Range", length.constant(0), length, length.constant(1))
-
-
-def positions(length: Array, axis: int) -> Array:
+def positions(length: Value, axis: int) -> Value:
     """``arange(length)`` along ``axis`` of an array of rank 3 with other lengths 1."""
     return arange(length).unsqueeze([other for other in range(3) if other != axis])
 
 
-def identity(rows: Array, columns: Array, dtype) -> Array:
+def identity(rows: Value, columns: Value, dtype) -> Value:
     """The ``(1, rows, columns)`` identity matrix for 0-d int64 lengths."""
     return positions(rows, 1).eq(positions(columns, 2)).cast(dtype)
 
 
-def diagonal(x: Array, axis: int) -> Array:
+def diagonal(x: Value, axis: int) -> Value:
     """The diagonal of the square stack ``x`` as columns (``axis=2``) or rows (1)."""
     n = x.dim(1)
     return where(positions(n, 1).eq(positions(n, 2)), x, 0).sum([axis])
 
 
-def lower_triangle(x: Array, strict=False) -> Array:
+def lower_triangle(x: Value, strict=False) -> Value:
     rows, columns = positions(x.dim(1), 1), positions(x.dim(2), 2)
     return where(rows > columns if strict else rows >= columns, x, 0)
 
 
-def upper_triangle(x: Array, strict=False) -> Array:
+def upper_triangle(x: Value, strict=False) -> Value:
     rows, columns = positions(x.dim(1), 1), positions(x.dim(2), 2)
     return where(rows < columns if strict else rows <= columns, x, 0)
 
 
-def symmetric_from(x: Array, lower: bool) -> Array:
+def symmetric_from(x: Value, lower: bool) -> Value:
     """The symmetric matrix with the lower (or upper) triangle of ``x``."""
     triangle = lower_triangle(x) if lower else upper_triangle(x)
     strict = lower_triangle(x, strict=True) if lower else upper_triangle(x, True)
-    return triangle + strict.mT
+    return triangle + mT(strict)
 
 
-def none_of(x: Array) -> Array:
+def none_of(x: Value) -> Value:
     """``False`` for each stack of ``x``, a ``(batch, 1, 1)`` bool."""
     return x.constant(False, "bool").expand(stack_shape(x, 1, 1))
 
 
-def nan_where(condition: Array, x: Array) -> Array:
+def nan_where(condition: Value, x: Value) -> Value:
     """``x`` with NaN in the stacks where ``condition`` (a ``(batch, 1, 1)`` bool) holds."""
     return where(condition, np.nan, x)
 
 
-def loop(trip_count: Array, states, step, *, more=None, hint="loop"):
+def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
     """Run ``step`` in an ONNX ``Loop`` and return the final ``states``.
 
     Parameters
@@ -303,7 +174,7 @@ def loop(trip_count: Array, states, step, *, more=None, hint="loop"):
     step
         ``step(iteration, *states)`` adds the nodes of one iteration to the
         loop body, in which values of the enclosing graph must be read
-        through `Array.into`, and returns the new states, preceded by a 0-d
+        through `Value.into`, and returns the new states, preceded by a 0-d
         bool (whether to go on) if ``more`` is given.
     more
         A 0-d bool array: whether to run the first iteration.
@@ -311,11 +182,11 @@ def loop(trip_count: Array, states, step, *, more=None, hint="loop"):
     builder = states[0].builder
     body = builder.loop_body(f"{hint}_body")
     iteration, condition = (
-        Array(body, info.name, dtype)
+        Value(body, info.name, dtype)
         for info, dtype in zip(body.inputs, ("int64", "bool"), strict=True)
     )
     inner = [
-        Array(body, body.add_input(hint, state.dtype, (None,) * 3), state.dtype)
+        Value(body, body.add_input(hint, state.dtype, (None,) * 3), state.dtype)
         for state in states
     ]
     results = list(step(iteration, *inner))
@@ -333,7 +204,7 @@ def loop(trip_count: Array, states, step, *, more=None, hint="loop"):
         hint=hint,
     )
     return [
-        Array(builder, name, state.dtype)
+        Value(builder, name, state.dtype)
         for name, state in zip(outputs, states, strict=True)
     ]
 
@@ -341,14 +212,14 @@ def loop(trip_count: Array, states, step, *, more=None, hint="loop"):
 # LU decomposition and triangular solves
 
 
-def swap_rows(x: Array, k: Array, p: Array, rows: Array) -> Array:
+def swap_rows(x: Value, k: Value, p: Value, rows: Value) -> Value:
     """``x`` with row ``k`` (a vector of one index) and row ``p`` (one per stack) swapped."""
     row_k = x.take(k, axis=1)
     row_p = x.take_along(p.expand(row_k.shape()), axis=1)
     return where(rows.eq(k), row_p, where(rows.eq(p), row_k, x))
 
 
-def lu_factor(a: Array):
+def lu_factor(a: Value):
     """LU decomposition with partial pivoting of the square stack ``a`` (``getf2``).
 
     Returns
@@ -388,7 +259,7 @@ def lu_factor(a: Array):
     return loop(n, [a, rows_in_order, rows_in_order, none_of(a)], step, hint="lu")
 
 
-def substitute(t: Array, b: Array, *, lower: bool, unit_diagonal=False) -> Array:
+def substitute(t: Value, b: Value, *, lower: bool, unit_diagonal=False) -> Value:
     """``x`` with ``t @ x = b``, reading the lower (or upper) triangle of ``t`` only.
 
     Forward (or back) substitution, one row of ``x`` per iteration.
@@ -413,14 +284,14 @@ def substitute(t: Array, b: Array, *, lower: bool, unit_diagonal=False) -> Array
     return x
 
 
-def lu_solve(lu: Array, permutation: Array, b: Array) -> Array:
+def lu_solve(lu: Value, permutation: Value, b: Value) -> Value:
     """``x`` with ``a @ x = b`` from the `lu_factor` of ``a``."""
     permuted = b.take_along(permutation.expand(b.shape()), axis=1)
     x = substitute(lu, permuted, lower=True, unit_diagonal=True)
     return substitute(lu, x, lower=False)
 
 
-def has_zero_on_diagonal(t: Array) -> Array:
+def has_zero_on_diagonal(t: Value) -> Value:
     """Whether the diagonal of each stack has a zero, ``(batch, 1, 1)`` bool."""
     is_zero = diagonal(t, 2).eq(0).cast("uint8")
     return is_zero.max([1]).cast("bool")
@@ -429,7 +300,7 @@ def has_zero_on_diagonal(t: Array) -> Array:
 # Cholesky
 
 
-def cholesky(a: Array):
+def cholesky(a: Value):
     """The lower Cholesky factor of ``a`` from its lower triangle (``potf2``).
 
     Also returns whether ``a`` is not positive definite, ``(batch, 1, 1)`` bool.
@@ -441,7 +312,7 @@ def cholesky(a: Array):
         rows_, columns_ = rows.into(k.builder), columns.into(k.builder)
         at_k = k.unsqueeze([0])
         column = a.into(k.builder).take(at_k, axis=2)
-        column = column - factor @ factor.take(at_k, axis=1).mT
+        column = column - factor @ mT(factor.take(at_k, axis=1))
         pivot = column.take(at_k, axis=1)
         positive = pivot > 0
         root = where(positive, pivot, 1).sqrt()
@@ -452,17 +323,17 @@ def cholesky(a: Array):
     return loop(n, [zeros, none_of(a)], step, hint="cholesky")
 
 
-def cholesky_of_triangle(a: Array, lower: bool):
+def cholesky_of_triangle(a: Value, lower: bool):
     """The Cholesky factor (lower or upper) of the triangle of ``a``, NaN where it fails."""
-    factor, failed = cholesky(a if lower else a.mT)
+    factor, failed = cholesky(a if lower else mT(a))
     factor = nan_where(failed, factor)
-    return factor if lower else factor.mT
+    return factor if lower else mT(factor)
 
 
 # Householder QR
 
 
-def householder(a: Array):
+def householder(a: Value):
     """Householder QR of the stack ``a`` as LAPACK's ``geqr2`` computes it.
 
     Returns
@@ -489,16 +360,16 @@ def householder(a: Array):
         tau = where(reflect, (beta - alpha) / beta, 0)
         tail = tail / where(reflect, alpha - beta, 1)
         reflector = where(rows_.eq(k), 1, tail)
-        projections = where(columns_ > k, reflector.mT @ h, 0)
+        projections = where(columns_ > k, mT(reflector) @ h, 0)
         h = h - (tau * reflector) * projections
         column = where(rows_.eq(k), beta, where(rows_ > k, tail, column))
         h = where(columns_.eq(k), column, h)
         return h, where(steps.into(k.builder).eq(k), tau, taus)
 
-    return loop(n_steps, [a, a.full(0, [1, n_steps.unsqueeze([0])])], step, hint="qr")
+    return loop(n_steps, [a, full(a, 0, [1, n_steps.unsqueeze([0])])], step, hint="qr")
 
 
-def householder_product(reflectors: Array, taus: Array, n_columns: Array) -> Array:
+def householder_product(reflectors: Value, taus: Value, n_columns: Value) -> Value:
     """The first ``n_columns`` columns of the product of the reflectors (``org2r``)."""
     m, n_steps = reflectors.dim(1), taus.dim(2)
     rows = positions(m, 1)
@@ -512,7 +383,7 @@ def householder_product(reflectors: Array, taus: Array, n_columns: Array) -> Arr
         column = reflectors.into(i.builder).take(at_k, axis=2)
         reflector = where(rows_.eq(k), 1, where(rows_ > k, column, 0))
         tau = taus.into(i.builder).take(at_k, axis=2)
-        return [q - (tau * reflector) * (reflector.mT @ q)]
+        return [q - (tau * reflector) * (mT(reflector) @ q)]
 
     [q] = loop(n_steps, [q], step, hint="q")
     return q
@@ -524,14 +395,14 @@ def householder_product(reflectors: Array, taus: Array, n_columns: Array) -> Arr
 class Pairs(NamedTuple):
     """Disjoint pairs of ``n`` indices, as vectors of ``n`` int64 or bool."""
 
-    partners: Array
-    low: Array
-    high: Array
-    is_low: Array
-    paired: Array
+    partners: Value
+    low: Value
+    high: Value
+    is_low: Value
+    paired: Value
 
 
-def round_robin_pairs(n: Array, round_number: Array) -> Pairs:
+def round_robin_pairs(n: Value, round_number: Value) -> Pairs:
     """The pairs of ``n`` indices in a round of a round-robin tournament.
 
     Over ``n - 1`` rounds (``n`` if odd), every pair meets once. An index
@@ -556,7 +427,7 @@ def round_robin_pairs(n: Array, round_number: Array) -> Pairs:
     )
 
 
-def rotation(a_pp: Array, a_qq: Array, a_pq: Array, rotate: Array, is_low: Array):
+def rotation(a_pp: Value, a_qq: Value, a_pq: Value, rotate: Value, is_low: Value):
     """The Jacobi rotations zeroing the ``a_pq`` of symmetric 2x2 matrices.
 
     Golub & Van Loan's ``sym.schur2``, with the smaller angle. Returns the
@@ -571,7 +442,7 @@ def rotation(a_pp: Array, a_qq: Array, a_pq: Array, rotate: Array, is_low: Array
     return where(rotate, cosine, 1), where(rotate, sine, 0)
 
 
-def only_if(condition: Array, compute) -> Array:
+def only_if(condition: Value, compute) -> Value:
     """``compute(builder)``, a 0-d bool built in an ``If`` branch, where the 0-d
     ``condition`` holds, else false."""
     builder = condition.builder
@@ -584,10 +455,10 @@ def only_if(condition: Array, compute) -> Array:
             result = sub.constant(False, "bool")
         sub.add_output(result, branch, "bool", ())
         branches[branch] = sub.make_graph()
-    return Array(builder, builder.add("If", [condition.name], **branches), "bool")
+    return Value(builder, builder.add("If", [condition.name], **branches), "bool")
 
 
-def jacobi_sweeps(n: Array, states, rotate_pairs, converged, *, hint):
+def jacobi_sweeps(n: Value, states, rotate_pairs, converged, *, hint):
     """Apply ``rotate_pairs`` in round-robin rounds until ``converged``.
 
     ``rotate_pairs(pairs, *states)`` returns the new states;
@@ -611,13 +482,13 @@ def jacobi_sweeps(n: Array, states, rotate_pairs, converged, *, hint):
     return loop(rounds_per_sweep * MAX_SWEEPS, states, step, more=more, hint=hint)
 
 
-def off_diagonal(x: Array) -> Array:
+def off_diagonal(x: Value) -> Value:
     """Whether each element of the square stack ``x`` is off its diagonal."""
     n = x.dim(1)
     return positions(n, 1).ne(positions(n, 2))
 
 
-def jacobi_eigen(a: Array):
+def jacobi_eigen(a: Value):
     """Eigenvalues ``(batch, 1, n)`` in ascending order and eigenvectors of the symmetric ``a``.
 
     Rotates pairs of rows and columns until the off-diagonal elements are
@@ -642,7 +513,7 @@ def jacobi_eigen(a: Array):
             pairs.is_low.unsqueeze(as_column),
         )
         a = cosine * a + sine * a.take(pairs.partners, axis=1)
-        cosine, sine = cosine.mT, sine.mT
+        cosine, sine = mT(cosine), mT(sine)
         a = a * cosine + a.take(pairs.partners, axis=2) * sine
         v = v * cosine + v.take(pairs.partners, axis=2) * sine
         return a, v
@@ -658,7 +529,7 @@ def jacobi_eigen(a: Array):
     return eigenvalues, v.take_along(order.expand(v.shape()), axis=2)
 
 
-def sort(x: Array, n: Array, ascending: bool):
+def sort(x: Value, n: Value, ascending: bool):
     """The rows ``(batch, 1, n)`` of ``x`` sorted, and the order that sorts them."""
     values, order = x.builder.add_multi(
         "TopK",
@@ -668,10 +539,10 @@ def sort(x: Array, n: Array, ascending: bool):
         largest=int(not ascending),
         sorted=1,
     )
-    return Array(x.builder, values, x.dtype), Array(x.builder, order, "int64")
+    return Value(x.builder, values, x.dtype), Value(x.builder, order, "int64")
 
 
-def jacobi_svd(a: Array):
+def jacobi_svd(a: Value):
     """One-sided Jacobi SVD of the stack ``a`` of shape ``(batch, m, n)``.
 
     Rotates pairs of columns of ``a`` until all are orthogonal to
@@ -714,9 +585,9 @@ def jacobi_svd(a: Array):
         return w, v
 
     def converged(w, v):
-        gram = w.mT @ w
+        gram = mT(w) @ w
         squares = diagonal(gram, 1)
-        rotate = off_diagonal(gram) & needs_rotation(squares.mT, squares, gram)
+        rotate = off_diagonal(gram) & needs_rotation(mT(squares), squares, gram)
         return ~rotate.any()
 
     eye = identity(n, n, a.dtype).expand(stack_shape(a, a.shape(2, 3), a.shape(2, 3)))
@@ -727,7 +598,7 @@ def jacobi_svd(a: Array):
     return singular_values, w, v
 
 
-def orthonormal_completion(u: Array, kept: Array, n_columns: Array) -> Array:
+def orthonormal_completion(u: Value, kept: Value, n_columns: Value) -> Value:
     """``n_columns`` orthonormal columns: those of ``u`` where ``kept``, others filled in.
 
     ``u`` has ``k <= n_columns`` columns, orthonormal where ``kept`` (a
@@ -737,8 +608,8 @@ def orthonormal_completion(u: Array, kept: Array, n_columns: Array) -> Array:
     reflectors, taus = householder(where(kept, u, 0))
     q = householder_product(reflectors, taus, n_columns)
     n_missing = n_columns.unsqueeze([0]) - u.shape(2, 3)
-    kept = concat([kept, kept.full(False, [1, n_missing])], axis=2)
-    u = concat([u, u.full(0, [u.shape(1, 2), n_missing])], axis=2)
+    kept = concat([kept, full(kept, False, [1, n_missing])], axis=2)
+    u = concat([u, full(u, 0, [u.shape(1, 2), n_missing])], axis=2)
     return where(kept, u, q)
 
 
@@ -768,7 +639,7 @@ THETA_13 = 5.371920351148152
 MAX_SQUARINGS = 1100
 
 
-def n_squarings(a: Array) -> Array:
+def n_squarings(a: Value) -> Value:
     """``max(0, ceil(log2(norm_1(a) / theta_13)))`` per stack, as int64 ``(batch, 1, 1)``."""
     norm = abs(a).sum([1]).max([2])
     ratio = maximum(norm / THETA_13, norm.constant(1))
@@ -777,7 +648,7 @@ def n_squarings(a: Array) -> Array:
     return minimum(exponent, exponent.constant(MAX_SQUARINGS)).cast("int64")
 
 
-def expm(a: Array) -> Array:
+def expm(a: Value) -> Value:
     """The matrix exponential: [13/13] Padé approximant with scaling and squaring."""
     n = a.dim(1)
     squarings = n_squarings(a)
@@ -810,14 +681,14 @@ def register_stacked(*op_classes):
     """Register ``convert`` for ``op_classes`` and for their ``Blockwise``.
 
     ``convert(op, node, *inputs)`` receives the core ``node`` and its inputs
-    as `Array` stacks (one leading axis more than the core inputs) and
+    as `Value` stacks (one leading axis more than the core inputs) and
     returns the stacks of the outputs.
     """
 
     def register(convert):
         def convert_core(op, node, builder, inputs, **kwargs):
             stacks = [
-                Array(builder, name, var.type.dtype).unsqueeze([0])
+                Value(builder, name, var.type.dtype).unsqueeze([0])
                 for name, var in zip(inputs, node.inputs, strict=True)
             ]
             return [output.squeeze([0]).name for output in convert(op, node, *stacks)]
@@ -827,7 +698,7 @@ def register_stacked(*op_classes):
             batch_shape = broadcast_batch_shape(builder, node, inputs)
             batch_size = builder.add("ReduceProd", [batch_shape], keepdims=1)
             stacks = [
-                Array(
+                Value(
                     builder,
                     flatten_batch(
                         builder, name, var, n_batch_dims, batch_shape, batch_size
@@ -837,7 +708,7 @@ def register_stacked(*op_classes):
                 for name, var in zip(inputs, node.inputs, strict=True)
             ]
             outputs = convert(core_op, core_node_of(node), *stacks)
-            shape = Array(builder, batch_shape, "int64")
+            shape = Value(builder, batch_shape, "int64")
             return [
                 output.reshape(concat([shape, output.shape(1)], axis=0)).name
                 for output in outputs
@@ -870,25 +741,24 @@ def float_output_dtype(node):
     return dtype
 
 
-def as_columns(b: Array, b_ndim: int) -> Array:
+def as_columns(b: Value, b_ndim: int) -> Value:
     """The stack of right-hand sides ``b`` as matrices (vectors become columns)."""
     return b if b_ndim == 2 else b.unsqueeze([2])
 
 
-def as_given(x: Array, b_ndim: int) -> Array:
+def as_given(x: Value, b_ndim: int) -> Value:
     return x if b_ndim == 2 else x.squeeze([2])
 
 
-def raise_unless(condition: Array, exception_type, message):
+def raise_unless(condition: Value, exception_type, message):
     """Make the function raise ``exception_type(message)`` unless all of ``condition`` holds.
 
     Does nothing when the graph is built without runtime checks (for export).
     """
-    if condition.builder.keep_checks:
-        add_runtime_check(condition.builder, condition.name, exception_type, message)
+    condition.builder.require(condition, exception_type, message)
 
 
-def check_square(a: Array, var, message, exception_type=ValueError) -> Array:
+def check_square(a: Value, var, message, exception_type=ValueError) -> Value:
     """Make the function raise ``exception_type(message)`` unless ``a`` is a
     stack of square matrices (``var`` is the PyTensor variable of ``a``).
 
@@ -926,12 +796,12 @@ def cholesky_solve_stacked(op, node, c, b):
     dtype = output_dtype(node)
     c, b = c.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
     c = check_square(c, node.inputs[0], "The factored matrix c is not square.")
-    lower = c if op.lower else c.mT
+    lower = c if op.lower else mT(c)
     y = substitute(lower, b, lower=True)
-    return [as_given(substitute(lower.mT, y, lower=False), op.b_ndim)]
+    return [as_given(substitute(mT(lower), y, lower=False), op.b_ndim)]
 
 
-def tridiagonal_band(a: Array) -> Array:
+def tridiagonal_band(a: Value) -> Value:
     rows, columns = positions(a.dim(1), 1), positions(a.dim(2), 2)
     return where(abs(rows - columns) <= 1, a, 0)
 
@@ -942,8 +812,8 @@ def solve_stacked(op, node, a, b):
     a, b = a.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
     a = check_square(a, node.inputs[0], "Input a needs to be a square matrix.")
     if op.assume_a == "pos":
-        factor, failed = cholesky(a if op.lower else a.mT)
-        x = substitute(factor.mT, substitute(factor, b, lower=True), lower=False)
+        factor, failed = cholesky(a if op.lower else mT(a))
+        x = substitute(mT(factor), substitute(factor, b, lower=True), lower=False)
     else:
         if op.assume_a in ("sym", "her"):
             a = symmetric_from(a, op.lower)
@@ -957,17 +827,17 @@ def solve_stacked(op, node, a, b):
 # Tridiagonal LU (gttrf, gttrs): diagonals are stacks of rows ``(batch, 1, length)``
 
 
-def read(x: Array, index: Array) -> Array:
+def read(x: Value, index: Value) -> Value:
     """The element ``index`` (a vector of one index) of the rows ``x``, ``(batch, 1, 1)``."""
     return x.take(index, axis=2)
 
 
-def write(x: Array, index: Array, value: Array) -> Array:
+def write(x: Value, index: Value, value: Value) -> Value:
     """The rows ``x`` with element ``index`` (0-d) replaced by ``value``; a no-op past their end."""
     return where(positions(x.dim(2), 2).eq(index), value, x)
 
 
-def tridiagonal_lu_factor(dl: Array, d: Array, du: Array):
+def tridiagonal_lu_factor(dl: Value, d: Value, du: Value):
     """LU with partial pivoting of the tridiagonal matrices with diagonals ``dl``,
     ``d`` and ``du``, as LAPACK's ``gttrf`` computes it.
 
@@ -978,7 +848,7 @@ def tridiagonal_lu_factor(dl: Array, d: Array, du: Array):
         int64 pivots: row ``i`` was swapped with row ``ipiv[i] - 1``.
     """
     n = d.dim(2)
-    du2 = d.full(0, [1, maximum(n - 2, n.constant(0)).unsqueeze([0])])
+    du2 = full(d, 0, [1, maximum(n - 2, n.constant(0)).unsqueeze([0])])
     ipiv = (positions(n, 2) + 1).expand(stack_shape(d, 1, n.unsqueeze([0])))
 
     def step(i, dl, d, du, du2, ipiv):
@@ -1008,20 +878,20 @@ def tridiagonal_lu_factor(dl: Array, d: Array, du: Array):
     )
 
 
-def padded(x: Array, before: int, after: int, length: Array) -> Array:
+def padded(x: Value, before: int, after: int, length: Value) -> Value:
     """The rows ``x`` with ``before`` and ``after`` zeros, cut to ``length`` (0-d)."""
-    zeros = [x.full(0, [1, count]) for count in (before, after) if count]
+    zeros = [full(x, 0, [1, count]) for count in (before, after) if count]
     parts = [*zeros[:1], x, *zeros[1:]] if before else [x, *zeros]
     return concat(parts, axis=2).slice(0, length.unsqueeze([0]), axis=2)
 
 
-def replace_pair(b: Array, i: Array, row_i: Array, row_next: Array) -> Array:
+def replace_pair(b: Value, i: Value, row_i: Value, row_next: Value) -> Value:
     """``b`` with rows ``i`` (0-d) and ``i + 1`` replaced."""
     rows = positions(b.dim(1), 1)
     return where(rows.eq(i), row_i, where(rows.eq(i + 1), row_next, b))
 
 
-def tridiagonal_lu_solve(dl, d, du, du2, ipiv, b: Array, transposed: bool):
+def tridiagonal_lu_solve(dl, d, du, du2, ipiv, b: Value, transposed: bool):
     """``x`` with ``a @ x = b`` (``a.T @ x = b`` if ``transposed``) from the
     `tridiagonal_lu_factor` of ``a``, in the order of LAPACK's ``gttrs``."""
     n = d.dim(2)
@@ -1065,7 +935,7 @@ def tridiagonal_lu_solve(dl, d, du, du2, ipiv, b: Array, transposed: bool):
         value = value / read(d.into(body), at_k)
         return [where(positions(x.dim(1), 1).eq(k + offset), value, x)]
 
-    zeros = b.full(0, [(n + 2).unsqueeze([0]), b.shape(2, 3)])
+    zeros = full(b, 0, [(n + 2).unsqueeze([0]), b.shape(2, 3)])
     [x] = loop(n, [zeros], solve_u, hint="u_solved")
     x = x.slice(offset, (n + offset).unsqueeze([0]), axis=1)
     if transposed:
@@ -1100,7 +970,7 @@ def solve_lu_factor_tridiagonal_stacked(op, node, dl, d, du, du2, ipiv, b):
 # Sylvester equations of quasi-triangular matrices (trsyl)
 
 
-def diagonal_blocks(t: Array):
+def diagonal_blocks(t: Value):
     """The 1x1 and 2x2 diagonal blocks of the upper quasi-triangular stack ``t``.
 
     A 2x2 block has a nonzero subdiagonal element ``t[i, i - 1]``, as LAPACK
@@ -1136,7 +1006,7 @@ def diagonal_blocks(t: Array):
     return blocks, block_rows, offset
 
 
-def sylvester_of_quasi_triangular(a: Array, b: Array, c: Array) -> Array:
+def sylvester_of_quasi_triangular(a: Value, b: Value, c: Value) -> Value:
     """``x`` with ``a @ x + x @ b = c`` for upper quasi-triangular ``a`` and ``b``.
 
     Like LAPACK's ``trsyl``, solves for one pair of diagonal blocks of ``a``
@@ -1153,9 +1023,9 @@ def sylvester_of_quasi_triangular(a: Array, b: Array, c: Array) -> Array:
     )
     blocks_left = b_starts.apply("CumSum", b_starts, b_starts.indices(1)) - 1
     # the blocks of c solved in the same iteration
-    anti_diagonal = blocks_below + blocks_left.mT
-    upper_a = where(blocks_below.mT < blocks_below, a, 0)
-    upper_b = where(blocks_left < blocks_left.mT, b, 0)
+    anti_diagonal = blocks_below + mT(blocks_left)
+    upper_a = where(mT(blocks_below) < blocks_below, a, 0)
+    upper_b = where(blocks_left < mT(blocks_left), b, 0)
 
     # kron(I, a_block) + kron(b_block.T, I) for each element (k, l), with axes
     # (batch, k, l, r, c, r', c') for x[r, c] of the block of (k, l)
@@ -1171,7 +1041,7 @@ def sylvester_of_quasi_triangular(a: Array, b: Array, c: Array) -> Array:
     rhs_index = a_rows.reshape(stack_shape(a, m.unsqueeze([0]), 1, 2, 1)) * n
     rhs_index = rhs_index + b_columns.reshape(stack_shape(b, 1, n.unsqueeze([0]), 1, 2))
     rhs_index = rhs_index.reshape(stack_shape(a, -1))
-    own = (a_offset * 2 + b_offset.mT).reshape(stack_shape(a, -1, 1))
+    own = (a_offset * 2 + mT(b_offset)).reshape(stack_shape(a, -1, 1))
 
     def step(iteration, x):
         body = x.builder
@@ -1247,7 +1117,7 @@ register_unsupported(
 )
 
 
-def lu_parts(lu: Array):
+def lu_parts(lu: Value):
     """The unit lower triangular ``L`` and the upper triangular ``U`` of an `lu_factor`."""
     n = lu.dim(1)
     lower = lower_triangle(lu, strict=True) + identity(n, n, lu.dtype)
@@ -1257,7 +1127,7 @@ def lu_parts(lu: Array):
 NON_SQUARE_LU = "The ONNX backend computes the LU decomposition of square matrices only"
 
 
-def inverse_permutation(permutation: Array) -> Array:
+def inverse_permutation(permutation: Value) -> Value:
     """The permutation undoing the stack of permutations ``(batch, n, 1)``."""
     in_order = positions(permutation.dim(1), 1).expand(permutation.shape())
     return in_order.apply("ScatterElements", in_order, permutation, in_order, axis=1)
@@ -1270,7 +1140,7 @@ def lu_stacked(op, node, a):
     lu, permutation, _, _ = lu_factor(a)
     lower, upper = lu_parts(lu)
     # a = p @ lower @ upper with p[permutation[i], i] = 1
-    p = positions(a.dim(1), 1).eq(permutation.mT)
+    p = positions(a.dim(1), 1).eq(mT(permutation))
     if op.permute_l:
         return [p.cast(a.dtype) @ lower, upper]
     if op.p_indices:
@@ -1324,7 +1194,7 @@ def qr_stacked(op, node, a):
     return [householder_product(reflectors, taus, n_columns), r]
 
 
-def generalized_eigen(a: Array, b: Array, lower: bool):
+def generalized_eigen(a: Value, b: Value, lower: bool):
     """Eigenvalues and eigenvectors of ``a @ v = w * b @ v`` (``b`` positive definite).
 
     With ``b = l @ l.T``, the eigenvectors ``u`` of ``inv(l) @ a @ inv(l).T``
@@ -1340,9 +1210,9 @@ def generalized_eigen(a: Array, b: Array, lower: bool):
         "of b could not be completed and no eigenvalues or eigenvectors were "
         "computed.",
     )
-    reduced = substitute(factor, substitute(factor, a, lower=True).mT, lower=True)
+    reduced = substitute(factor, mT(substitute(factor, a, lower=True)), lower=True)
     eigenvalues, u = jacobi_eigen(symmetric_from(reduced, lower=True))
-    return eigenvalues, substitute(factor.mT, u, lower=False)
+    return eigenvalues, substitute(mT(factor), u, lower=False)
 
 
 def symmetric_eigen(op, node, a, b=None):
@@ -1362,11 +1232,11 @@ def eigvalsh_stacked(op, node, a, b=None):
     return [eigenvalues.squeeze([1])]
 
 
-def gradient_of_triangle(gradient: Array, lower: bool) -> Array:
+def gradient_of_triangle(gradient: Value, lower: bool) -> Value:
     """The gradient with respect to the triangle that an ``eigh`` reads."""
     if lower:
-        return lower_triangle(gradient) + upper_triangle(gradient, strict=True).mT
-    return upper_triangle(gradient) + lower_triangle(gradient, strict=True).mT
+        return lower_triangle(gradient) + mT(upper_triangle(gradient, strict=True))
+    return upper_triangle(gradient) + mT(lower_triangle(gradient, strict=True))
 
 
 if EigvalshGrad is not None:
@@ -1376,8 +1246,8 @@ if EigvalshGrad is not None:
         dtype = output_dtype(node)
         eigenvalues, v = generalized_eigen(a.cast(dtype), b.cast(dtype), op.lower)
         weights = eigenvalues_gradient.cast(dtype).unsqueeze([1])
-        a_gradient = (v * weights) @ v.mT
-        b_gradient = -(v * (weights * eigenvalues)) @ v.mT
+        a_gradient = (v * weights) @ mT(v)
+        b_gradient = -(v * (weights * eigenvalues)) @ mT(v)
         return [
             gradient_of_triangle(a_gradient, op.lower),
             gradient_of_triangle(b_gradient, op.lower),
@@ -1404,9 +1274,9 @@ def block_diagonal_stacked(op, node, *matrices):
         height = matrix.shape(1, 2)
         right = total - left - width
         padded = [
-            matrix.full(0, [height, left]),
+            full(matrix, 0, [height, left]),
             matrix,
-            matrix.full(0, [height, right]),
+            full(matrix, 0, [height, right]),
         ]
         rows.append(concat(padded, axis=2))
         left = left + width

@@ -99,7 +99,6 @@ from pytensor.link.onnx.dispatch.special import (
     MAXLOG,
     PI,
     PI_2,
-    Value,
     arctan,
     construct,
     erf,
@@ -107,11 +106,10 @@ from pytensor.link.onnx.dispatch.special import (
     erfc,
     expm1,
     log1p,
-    polevl,
     sin,
     tan,
-    where,
 )
+from pytensor.link.onnx.value import Value, polevl, where
 
 
 try:  # PyTensor < 3
@@ -963,8 +961,8 @@ def converge(step, fixed, state: dict, done: Value, max_iterations: int, hint: s
         name: Value(body, body.add_input(name, "float64", (None,)), "float64")
         for name in state
     }
-    old_done = Value(body, body.add_input("done", "bool", (None,)), "float64")
-    inner_fixed = [Value(body, value.name, value.dtype) for value in fixed]
+    old_done = Value(body, body.add_input("done", "bool", (None,)), "bool", "float64")
+    inner_fixed = [value.into(body) for value in fixed]
     new, converged = step(iteration, *inner_fixed, **old)
     new_done = old_done | converged
     more = any_true(body, logical_not(new_done).name)
@@ -1813,7 +1811,9 @@ def onnx_funcify_PolyGamma(op, node, builder, inputs, **kwargs):
         values = np.unique(orders).tolist()
         result = polygamma(x, values[0])
         for n in values[1:]:
-            is_n = Value(builder, builder.constant(orders == n, "bool"), "float64")
+            is_n = Value(
+                builder, builder.constant(orders == n, "bool"), "bool", "float64"
+            )
             result = where(is_n, polygamma(x, n), result)
         if orders.ndim:
             result = result.apply("Expand", result, int64_value(builder, orders.shape))

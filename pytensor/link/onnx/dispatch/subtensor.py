@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
-from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.subtensor import (
     AdvancedIncSubtensor,
     AdvancedIncSubtensor1,
@@ -313,8 +312,7 @@ def onnx_funcify_AdvancedSubtensor1(op, node, builder, inputs, **kwargs):
 
 def require(builder, condition: str, exc_type, message: str):
     """Raise ``exc_type(message)`` when the bool scalar ``condition`` is false."""
-    if builder.keep_checks:
-        builder.checks.append((condition, CheckAndRaise(exc_type, message)))
+    builder.require(condition, exc_type, message, is_scalar=True)
 
 
 @dataclass(frozen=True)

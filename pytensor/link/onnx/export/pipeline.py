@@ -8,19 +8,16 @@ from pytensor.compile.sharedvalue import SharedVariable
 
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from pytensor.link.onnx.builder import (
-    DEFAULT_OPSET,
-    UniqueNames,
-    names_used_inside,
-    sanitize_name,
-)
-from pytensor.link.onnx.exportable import (
+from pytensor.link.onnx.builder import DEFAULT_OPSET, UniqueNames, sanitize_name
+from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.dispatch.basic import ONNXConversionError, is_sequence
+from pytensor.link.onnx.export.exportable import (
     ExportableGraph,
     RebuildError,
     exportable_graph,
 )
-from pytensor.link.onnx.files import check_file, staged_files
-from pytensor.link.onnx.report import (
+from pytensor.link.onnx.export.files import check_file, staged_files
+from pytensor.link.onnx.export.report import (
     SupportProblem,
     SupportReport,
     UnsupportedGraphError,
@@ -28,8 +25,14 @@ from pytensor.link.onnx.report import (
     kernel_problems,
     user_traceback,
 )
-from pytensor.link.onnx.simplify import fold_constants
-from pytensor.link.onnx.targets import MIN_OPSET, get_target
+from pytensor.link.onnx.export.targets import MIN_OPSET, get_target
+from pytensor.link.onnx.export.verify import verify_export
+from pytensor.link.onnx.passes import PassContext, run_graph_passes
+from pytensor.link.onnx.passes.graphs import (
+    model_without,
+    names_used_inside,
+    replace_uses,
+)
 
 
 PRODUCER = "pytensor-onnx"
@@ -136,7 +139,7 @@ def export_onnx(
     ``onnx.checker.check_model(full_check=True)``, strict shape inference and,
     if a ``target`` is given, a check that the target runtime has a kernel for
     every operator and dtype in it. Everything that prevents the export is
-    reported at once, in an :class:`~pytensor.link.onnx.report.UnsupportedGraphError`.
+    reported at once, in an :class:`~pytensor.link.onnx.export.UnsupportedGraphError`.
 
     Parameters
     ----------
@@ -153,7 +156,7 @@ def export_onnx(
         the opset.
     target
         ``"onnxruntime"`` (CPU), ``"onnxruntime-web"`` (wasm) or ``None`` (no
-        kernel check). See :data:`pytensor.link.onnx.targets.TARGETS`.
+        kernel check). See :data:`pytensor.link.onnx.export.targets.TARGETS`.
     dtype
         ``"float32"`` builds the model from a float32 version of the graph:
         float64 inputs, weights, constants and computations become float32, so
@@ -190,7 +193,7 @@ def export_onnx(
         (e.g. one baked into a constant). A list of runtimes among
         ``"onnxruntime"`` and ``"reference"`` (``onnx.reference.ReferenceEvaluator``)
         selects them. A mismatch raises
-        :class:`~pytensor.link.onnx.verify.ONNXVerificationError` naming the
+        :class:`~pytensor.link.onnx.export.ONNXVerificationError` naming the
         first PyTensor node whose ONNX value diverges; nothing is written.
     example_inputs
         Values of the explicit inputs, as a list or a dict by ONNX input name,
@@ -260,8 +263,6 @@ def export_onnx(
             if path is not None:
                 stage.write_model_bytes(runnable)
         if verify or test_data:
-            from pytensor.link.onnx.verify import verify_export
-
             feeds, expected = verify_export(
                 prepared,
                 runnable,
@@ -303,9 +304,6 @@ def prepare_export(
     model_version: int = 0,
 ) -> PreparedExport:
     """Convert, name, shape and check a model (see :func:`export_onnx`)."""
-    from pytensor.link.onnx.dispatch import onnx_funcify
-    from pytensor.link.onnx.dispatch.basic import ONNXConversionError
-
     runtime = get_target(target) if target is not None else None
     check_opset(opset, runtime)
     try:
@@ -349,7 +347,9 @@ def prepare_export(
         model = lower_opset(model, opset, target, dtype)
     weights = bake_weights(model, names.weights, graph.weights, kept)
     static_dims_relaxed = set_input_dims(model, dims or {})
-    weights = fold_constants(model, weights)
+    context = PassContext(model=model, weights=weights)
+    run_graph_passes(model.graph, context)
+    weights = context.weights
     set_metadata(model, doc_string, model_version)
     skeleton = skeleton_of(model, weights)
     name_output_dims(model, skeleton, static_dims_relaxed)
@@ -383,8 +383,6 @@ TYPED_LIST_REASON = (
 
 
 def typed_list_problems(fgraph) -> tuple[SupportProblem, ...]:
-    from pytensor.link.onnx.dispatch.basic import is_sequence
-
     return tuple(
         SupportProblem(
             kind="unsupported_type",
@@ -548,29 +546,6 @@ def same_bytes(a, b) -> bool:
     )
 
 
-def replace_uses(graph, mapping):
-    """Make every node read ``mapping[name]`` instead of ``name``, subgraphs included."""
-    if not mapping:
-        return
-    for node in graph.node:
-        for position, name in enumerate(node.input):
-            if name in mapping:
-                node.input[position] = mapping[name]
-        for attribute in node.attribute:
-            for subgraph in [attribute.g, *attribute.graphs]:
-                local = defined_names(subgraph)
-                replace_uses(
-                    subgraph, {k: v for k, v in mapping.items() if k not in local}
-                )
-
-
-def defined_names(graph) -> set[str]:
-    names = {info.name for info in graph.input}
-    names |= {t.name for t in graph.initializer}
-    names |= {out for node in graph.node for out in node.output}
-    return names
-
-
 def set_input_dims(model, dims: Mapping) -> bool:
     """Name or fix input dims as ``dims`` says; return whether a static one became symbolic."""
     inputs = {info.name: info for info in model.graph.input}
@@ -656,35 +631,6 @@ def skeleton_of(model, weights) -> onnx.ModelProto:
     return skeleton
 
 
-def model_without(model, initializer_names) -> onnx.ModelProto:
-    """A copy of ``model`` without the named initializers, which are never copied."""
-    copy = onnx.ModelProto()
-    copy_fields(model, copy, skip={"graph"})
-    copy_fields(model.graph, copy.graph, skip={"initializer"})
-    copy.graph.initializer.extend(
-        t for t in model.graph.initializer if t.name not in initializer_names
-    )
-    return copy
-
-
-def is_repeated(field) -> bool:
-    if hasattr(field, "is_repeated"):
-        return field.is_repeated
-    return field.label == field.LABEL_REPEATED
-
-
-def copy_fields(source, destination, skip):
-    for field, value in source.ListFields():
-        if field.name in skip:
-            continue
-        if is_repeated(field):
-            getattr(destination, field.name).extend(value)
-        elif field.type == field.TYPE_MESSAGE:
-            getattr(destination, field.name).CopyFrom(value)
-        else:
-            setattr(destination, field.name, value)
-
-
 def name_output_dims(model, skeleton, static_dims_relaxed: bool):
     """Declare the output dims that shape inference derives from the inputs.
 
@@ -719,3 +665,44 @@ def name_output_dims(model, skeleton, static_dims_relaxed: bool):
                     if dim.dim_param and not inferred_name
                     else f"{info.name}_dim{axis}"
                 )
+
+
+def onnx_support_report(
+    source,
+    *,
+    target: str | None = "onnxruntime",
+    opset: int = DEFAULT_OPSET,
+    dtype: str | None = None,
+) -> SupportReport:
+    """List everything that prevents exporting a graph, all at once.
+
+    Parameters
+    ----------
+    source
+        A function compiled with ``pytensor.function`` (in any mode), or a pair
+        ``(inputs, outputs)`` of symbolic variables (rewritten like
+        ``mode="ONNX"`` does).
+    target, opset, dtype
+        As for :func:`~pytensor.link.onnx.export.export_onnx`.
+
+    Returns
+    -------
+    SupportReport
+        Every Op without a converter, every value ONNX cannot carry and every
+        ONNX node the target has no kernel for, each with the PyTensor
+        variable and the user code that created it. ``str(report)`` is a
+        readable summary, ``report.to_dict()`` plain data.
+
+    Examples
+    --------
+    >>> import pytensor.tensor as pt
+    >>> from pytensor.link.onnx import onnx_support_report
+    >>> x = pt.vector("x")
+    >>> onnx_support_report(([x], pt.exp(x))).ok
+    True
+    """
+    try:
+        prepare_export(source, opset=opset, target=target, dtype=dtype)
+    except UnsupportedGraphError as err:
+        return err.report
+    return SupportReport(target=target, opset=opset, dtype=dtype, problems=())

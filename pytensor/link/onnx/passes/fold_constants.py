@@ -15,7 +15,12 @@ import numpy as np
 
 import onnx
 from onnx import helper, numpy_helper
-from pytensor.link.onnx.builder import names_used_inside, remove_unread, rename_input
+from pytensor.link.onnx.passes.graphs import (
+    model_without,
+    names_used_inside,
+    remove_unread,
+    rename_input,
+)
 
 
 # Folded results larger than this stay computed: a model should not grow
@@ -244,7 +249,6 @@ def inference_model(model, weights) -> onnx.ModelProto:
     ONNX's data propagation follows the values of vectors, element by element:
     those longer than `MAX_FOLDED_ELEMENTS` are declared of unknown length.
     """
-    from pytensor.link.onnx.export import model_without
 
     def value_info(name, dtype, shape):
         if len(shape) == 1 and shape[0] > MAX_FOLDED_ELEMENTS:

@@ -10,8 +10,10 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.utils import get_variable_trace_string
 
 import onnx
+from pytensor.link.onnx.dispatch import onnx_funcify
 from pytensor.link.onnx.dispatch.basic import unsupported_type_reason
-from pytensor.link.onnx.exportable import fresh_op, rebuild
+from pytensor.link.onnx.export.exportable import fresh_op, rebuild
+from pytensor.link.onnx.session import default_session_options
 
 
 DEFAULT_RTOL = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-9}
@@ -278,8 +280,6 @@ def runner(runtime, runnable):
         return lambda feeds: [np.asarray(v) for v in evaluator.run(None, feeds)]
     import onnxruntime as ort
 
-    from pytensor.link.onnx.session import default_session_options
-
     options = default_session_options()
     options.log_severity_level = 4  # failures are reported, not logged
     session = ort.InferenceSession(
@@ -332,8 +332,6 @@ def locate_divergence(prepared, feeds, runtime) -> str:
     Every intermediate value becomes an output of a debug model, compared
     with the value PyTensor's Python implementation computes for it.
     """
-    from pytensor.link.onnx.dispatch import onnx_funcify
-
     fgraph = prepared.graph.fgraph
     values = [
         out

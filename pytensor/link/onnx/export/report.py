@@ -4,7 +4,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytensor.link.onnx.builder import DEFAULT_OPSET
+from pytensor.link.onnx.dispatch.basic import unsupported_type_reason
 
 
 @dataclass(frozen=True)
@@ -144,8 +144,6 @@ def user_traceback(variable) -> tuple[str, ...]:
 
 def conversion_problems(error) -> list[SupportProblem]:
     """The problems of an ``ONNXConversionError``."""
-    from pytensor.link.onnx.dispatch.basic import unsupported_type_reason
-
     problems = []
     for failure in error.failures:
         op = "" if failure.node is None else str(failure.node.op)
@@ -183,46 +181,3 @@ def kernel_problems(gaps, sources) -> list[SupportProblem]:
             )
         )
     return problems
-
-
-def onnx_support_report(
-    source,
-    *,
-    target: str | None = "onnxruntime",
-    opset: int = DEFAULT_OPSET,
-    dtype: str | None = None,
-) -> SupportReport:
-    """List everything that prevents exporting a graph, all at once.
-
-    Parameters
-    ----------
-    source
-        A function compiled with ``pytensor.function`` (in any mode), or a pair
-        ``(inputs, outputs)`` of symbolic variables (rewritten like
-        ``mode="ONNX"`` does).
-    target, opset, dtype
-        As for :func:`~pytensor.link.onnx.export.export_onnx`.
-
-    Returns
-    -------
-    SupportReport
-        Every Op without a converter, every value ONNX cannot carry and every
-        ONNX node the target has no kernel for, each with the PyTensor
-        variable and the user code that created it. ``str(report)`` is a
-        readable summary, ``report.to_dict()`` plain data.
-
-    Examples
-    --------
-    >>> import pytensor.tensor as pt
-    >>> from pytensor.link.onnx import onnx_support_report
-    >>> x = pt.vector("x")
-    >>> onnx_support_report(([x], pt.exp(x))).ok
-    True
-    """
-    from pytensor.link.onnx.export import prepare_export
-
-    try:
-        prepare_export(source, opset=opset, target=target, dtype=dtype)
-    except UnsupportedGraphError as err:
-        return err.report
-    return SupportReport(target=target, opset=opset, dtype=dtype, problems=())

@@ -1,0 +1,20 @@
+"""Exporting PyTensor graphs as ONNX model files.
+
+`export_onnx` converts a compiled function (or a symbolic graph), names and
+shapes the model, bakes in its weights, checks it against the target
+runtime's kernels, optionally verifies it against PyTensor, and writes it
+atomically. `onnx_support_report` lists everything that prevents an export.
+"""
+
+from pytensor.link.onnx.export.pipeline import export_onnx, onnx_support_report
+from pytensor.link.onnx.export.report import SupportReport, UnsupportedGraphError
+from pytensor.link.onnx.export.verify import ONNXVerificationError
+
+
+__all__ = [
+    "ONNXVerificationError",
+    "SupportReport",
+    "UnsupportedGraphError",
+    "export_onnx",
+    "onnx_support_report",
+]

@@ -1,0 +1,120 @@
+"""Reading and editing ONNX graphs: which values nodes read, renaming, copying."""
+
+from collections import Counter
+
+import onnx
+
+
+def rename_input(node: onnx.NodeProto, old: str, new: str):
+    """Rename the input ``old`` of ``node`` and of the nodes of its subgraphs."""
+    for position, name in enumerate(node.input):
+        if name == old:
+            node.input[position] = new
+    for attribute in node.attribute:
+        for graph in [attribute.g] if attribute.HasField("g") else attribute.graphs:
+            for inner in graph.node:
+                rename_input(inner, old, new)
+
+
+def names_used_inside(graph: onnx.GraphProto) -> dict[str, None]:
+    """The value names read by the nodes of ``graph``, of its nested subgraphs
+    and by its outputs, in order of first use."""
+    used = {}
+    for node in graph.node:
+        used.update(dict.fromkeys(node.input))
+        for attribute in node.attribute:
+            for subgraph in (attribute.g, *attribute.graphs):
+                used.update(names_used_inside(subgraph))
+    used.update(dict.fromkeys(info.name for info in graph.output))
+    return used
+
+
+def value_readers(graph) -> Counter:
+    """How many nodes (or graph outputs) of ``graph`` read each value.
+
+    A subgraph that reads a value counts once, however many of its nodes do.
+    """
+    readers = Counter(info.name for info in graph.output)
+    for node in graph.node:
+        readers.update(node.input)
+        for attribute in node.attribute:
+            for subgraph in (attribute.g, *attribute.graphs):
+                readers.update(names_used_inside(subgraph).keys())
+    return readers
+
+
+def replace_uses(graph, mapping):
+    """Make every node read ``mapping[name]`` instead of ``name``, subgraphs included."""
+    if not mapping:
+        return
+    for node in graph.node:
+        for position, name in enumerate(node.input):
+            if name in mapping:
+                node.input[position] = mapping[name]
+        for attribute in node.attribute:
+            for subgraph in [attribute.g, *attribute.graphs]:
+                local = defined_names(subgraph)
+                replace_uses(
+                    subgraph, {k: v for k, v in mapping.items() if k not in local}
+                )
+
+
+def defined_names(graph) -> set[str]:
+    names = {info.name for info in graph.input}
+    names |= {t.name for t in graph.initializer}
+    names |= {out for node in graph.node for out in node.output}
+    return names
+
+
+def remove_unread(graph: onnx.GraphProto):
+    """Remove the nodes of ``graph`` whose outputs nothing reads, and unread constants.
+
+    Converters that fuse Ops read through nodes they do not remove (see
+    ``DenseLayerFusion``); this is where those nodes go when nothing else
+    reads them. Nodes are in topological order.
+    """
+    read = {info.name for info in graph.output}
+    kept = []
+    for node in reversed(graph.node):
+        if not read.intersection(node.output):
+            continue
+        kept.append(node)
+        read.update(node.input)
+        for attribute in node.attribute:
+            for subgraph in (attribute.g, *attribute.graphs):
+                read.update(names_used_inside(subgraph))
+    if len(kept) < len(graph.node):
+        del graph.node[:]
+        graph.node.extend(reversed(kept))
+    unread = [t for t in graph.initializer if t.name not in read]
+    for tensor in unread:
+        graph.initializer.remove(tensor)
+
+
+def model_without(model, initializer_names) -> onnx.ModelProto:
+    """A copy of ``model`` without the named initializers, which are never copied."""
+    copy = onnx.ModelProto()
+    copy_fields(model, copy, skip={"graph"})
+    copy_fields(model.graph, copy.graph, skip={"initializer"})
+    copy.graph.initializer.extend(
+        t for t in model.graph.initializer if t.name not in initializer_names
+    )
+    return copy
+
+
+def is_repeated(field) -> bool:
+    if hasattr(field, "is_repeated"):
+        return field.is_repeated
+    return field.label == field.LABEL_REPEATED
+
+
+def copy_fields(source, destination, skip):
+    for field, value in source.ListFields():
+        if field.name in skip:
+            continue
+        if is_repeated(field):
+            getattr(destination, field.name).extend(value)
+        elif field.type == field.TYPE_MESSAGE:
+            getattr(destination, field.name).CopyFrom(value)
+        else:
+            setattr(destination, field.name, value)

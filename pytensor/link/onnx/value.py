@@ -1,0 +1,311 @@
+"""The vocabulary converters and numerics build ONNX values with.
+
+A :class:`Value` is the name of an ONNX value in the graph of one
+:class:`~pytensor.link.onnx.builder.ONNXGraphBuilder`, with its dtype. Its
+Python operators and methods add nodes, so that an algorithm reads like the
+formula it computes::
+
+    where(x.eq(0.0), 0.0, x * x.log())
+
+Python numbers mixed into an expression become constants of the value's
+``numbers`` dtype: its own dtype, or, for the booleans of a comparison, the
+dtype of the values compared. So ``where(x < 0, -1.0, 1.0)`` is of ``x``'s
+dtype.
+"""
+
+import numpy as np
+
+
+BOOL_RESULTS = frozenset(
+    (
+        *("Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Equal"),
+        *("Not", "And", "Or", "Xor", "IsNaN", "IsInf"),
+    )
+)
+INT64_RESULTS = frozenset(("ArgMax", "ArgMin", "Shape", "Size", "NonZero"))
+
+
+class Value:
+    """An ONNX value whose Python operators add graph nodes.
+
+    Parameters
+    ----------
+    builder
+        The builder of the (sub)graph the value belongs to.
+    name
+        The ONNX value name.
+    dtype
+        Its NumPy dtype name.
+    numbers
+        The dtype Python numbers mixed in become: ``dtype`` unless given.
+    """
+
+    __slots__ = ("builder", "dtype", "name", "numbers")
+
+    def __init__(self, builder, name: str, dtype, numbers=None):
+        self.builder = builder
+        self.name = name
+        self.dtype = str(np.dtype(dtype))
+        self.numbers = self.dtype if numbers is None else str(np.dtype(numbers))
+
+    def __repr__(self):
+        return f"Value({self.name!r}, {self.dtype})"
+
+    def operand(self, operand) -> str:
+        """The ONNX name of ``operand``: a value's, or a new constant's."""
+        if isinstance(operand, Value):
+            return operand.name
+        return self.builder.constant(operand, self.numbers)
+
+    def result_dtype(self, op_type: str) -> str:
+        """bool for comparisons and logic, int64 for indices, else this dtype."""
+        if op_type in BOOL_RESULTS:
+            return "bool"
+        return "int64" if op_type in INT64_RESULTS else self.dtype
+
+    def apply(self, op_type: str, *operands, dtype=None, **attributes) -> "Value":
+        """Add an ``op_type`` node of ``operands`` and return its output.
+
+        Its dtype is ``dtype``, by default :meth:`result_dtype`; Python numbers
+        among ``operands`` become constants of this value's ``numbers`` dtype.
+        """
+        names = [self.operand(operand) for operand in operands]
+        output = self.builder.add(op_type, names, **attributes)
+        return self.result(output, dtype or self.result_dtype(op_type))
+
+    def result(self, name: str, dtype) -> "Value":
+        """The value ``name`` computed from this one: booleans keep its numbers."""
+        numbers = self.numbers if str(np.dtype(dtype)) in ("bool", self.dtype) else None
+        return Value(self.builder, name, dtype, numbers)
+
+    def apply_multi(self, op_type: str, *operands, dtypes, **attributes):
+        """Add an ``op_type`` node with one output per entry of ``dtypes``."""
+        names = [self.operand(operand) for operand in operands]
+        outputs = self.builder.add_multi(
+            op_type, names, n_outputs=len(dtypes), **attributes
+        )
+        return [
+            self.result(output, dtype)
+            for output, dtype in zip(outputs, dtypes, strict=True)
+        ]
+
+    def into(self, builder) -> "Value":
+        """This value, read from the (sub)graph of ``builder``."""
+        return Value(builder, self.name, self.dtype, self.numbers)
+
+    def constant(self, value, dtype=None) -> "Value":
+        """A constant of ``dtype`` (this value's ``numbers`` dtype by default)."""
+        dtype = dtype or self.numbers
+        return Value(self.builder, self.builder.constant(value, dtype), dtype)
+
+    def indices(self, values) -> "Value":
+        """An int64 constant, for axes, shapes and positions."""
+        return self.constant(np.asarray(values, dtype="int64"), "int64")
+
+    def cast(self, dtype) -> "Value":
+        if np.dtype(dtype) == np.dtype(self.dtype):
+            return self
+        name = self.builder.cast(self.name, self.dtype, dtype)
+        return Value(self.builder, name, dtype)
+
+    def __add__(self, other):
+        return self.apply("Add", self, other)
+
+    def __radd__(self, other):
+        return self.apply("Add", other, self)
+
+    def __sub__(self, other):
+        return self.apply("Sub", self, other)
+
+    def __rsub__(self, other):
+        return self.apply("Sub", other, self)
+
+    def __mul__(self, other):
+        return self.apply("Mul", self, other)
+
+    def __rmul__(self, other):
+        return self.apply("Mul", other, self)
+
+    def __truediv__(self, other):
+        return self.apply("Div", self, other)
+
+    def __rtruediv__(self, other):
+        return self.apply("Div", other, self)
+
+    def __mod__(self, other):
+        return self.apply("Mod", self, other)
+
+    def __pow__(self, other):
+        return self.apply("Pow", self, other)
+
+    def __matmul__(self, other):
+        return self.apply("MatMul", self, other)
+
+    def __neg__(self):
+        return self.apply("Neg", self)
+
+    def __abs__(self):
+        return self.apply("Abs", self)
+
+    def __lt__(self, other):
+        return self.apply("Less", self, other)
+
+    def __le__(self, other):
+        return self.apply("LessOrEqual", self, other)
+
+    def __gt__(self, other):
+        return self.apply("Greater", self, other)
+
+    def __ge__(self, other):
+        return self.apply("GreaterOrEqual", self, other)
+
+    def __or__(self, other):
+        return self.apply("Or", self, other)
+
+    def __and__(self, other):
+        return self.apply("And", self, other)
+
+    def __xor__(self, other):
+        return self.apply("Xor", self, other)
+
+    def __invert__(self):
+        return self.apply("Not", self)
+
+    def eq(self, other):
+        return self.apply("Equal", self, other)
+
+    def ne(self, other):
+        return ~self.eq(other)
+
+    def exp(self):
+        return self.apply("Exp", self)
+
+    def log(self):
+        return self.apply("Log", self)
+
+    def sqrt(self):
+        return self.apply("Sqrt", self)
+
+    def floor(self):
+        return self.apply("Floor", self)
+
+    def ceil(self):
+        return self.apply("Ceil", self)
+
+    def round(self):
+        return self.apply("Round", self)
+
+    def isinf(self):
+        return self.apply("IsInf", self)
+
+    def isnan(self):
+        return self.apply("IsNaN", self)
+
+    def sin(self):
+        return self.apply("Sin", self)
+
+    def cos(self):
+        return self.apply("Cos", self)
+
+    def take(self, index, axis: int) -> "Value":
+        """The elements at ``index`` (an int64 value or a list) along ``axis``."""
+        if not isinstance(index, Value):
+            index = self.indices(index)
+        return self.apply("Gather", self, index, axis=axis)
+
+    def take_along(self, index, axis: int) -> "Value":
+        return self.apply("GatherElements", self, index, axis=axis)
+
+    def slice(self, start, end, axis: int) -> "Value":
+        """``self[start:end]`` along ``axis``; bounds are ints or int64 vectors of one element."""
+        start, end = (
+            self.indices([bound]) if isinstance(bound, int) else bound
+            for bound in (start, end)
+        )
+        return self.apply("Slice", self, start, end, self.indices([axis]))
+
+    def sum(self, axes) -> "Value":
+        """The sum along ``axes``, kept with length 1."""
+        return self.apply("ReduceSum", self, self.indices(axes), keepdims=1)
+
+    def max(self, axes) -> "Value":
+        """The maximum along ``axes``, kept with length 1."""
+        return self.apply("ReduceMax", self, self.indices(axes), keepdims=1)
+
+    def any(self) -> "Value":
+        """Whether any element is true, a 0-d bool."""
+        as_uint8 = self.cast("uint8")
+        return as_uint8.apply("ReduceMax", as_uint8, keepdims=0).cast("bool")
+
+    def all(self) -> "Value":
+        """Whether every element is true, a 0-d bool (true when empty)."""
+        return ~(~self).any()
+
+    def any_along(self, axes) -> "Value":
+        """Whether any element is true along ``axes`` (kept, of length 1)."""
+        return self.cast("uint8").max(axes).cast("bool")
+
+    def expand(self, shape) -> "Value":
+        return self.apply("Expand", self, shape)
+
+    def reshape(self, shape) -> "Value":
+        return self.apply("Reshape", self, shape, allowzero=1)
+
+    def unsqueeze(self, axes) -> "Value":
+        return self.apply("Unsqueeze", self, self.indices(axes))
+
+    def squeeze(self, axes) -> "Value":
+        return self.apply("Squeeze", self, self.indices(axes))
+
+    def transpose(self, perm) -> "Value":
+        return self.apply("Transpose", self, perm=list(perm))
+
+    def shape(self, start: int = 0, end: int | None = None) -> "Value":
+        """``Shape``: the lengths of the axes ``start:end``, an int64 vector."""
+        bounds = {"start": start} if end is None else {"start": start, "end": end}
+        return self.apply("Shape", self, **bounds)
+
+    def dim(self, axis: int) -> "Value":
+        """The length of ``axis``, a 0-d int64."""
+        return self.shape(axis, axis + 1).squeeze([0])
+
+    def full_like(self, value) -> "Value":
+        """An array shaped and typed like this one, filled with ``value``."""
+        return self.constant(value, self.dtype).expand(self.shape())
+
+
+def where(condition: Value, if_true, if_false) -> Value:
+    """``Where``; Python numbers become constants of the other branch's dtype,
+    or of the condition's ``numbers`` dtype if both branches are numbers."""
+    values = [v for v in (if_true, if_false) if isinstance(v, Value)]
+    like = values[0] if values else condition.constant(if_true)
+    return like.apply("Where", condition, if_true, if_false, dtype=like.dtype)
+
+
+def maximum(x: Value, y) -> Value:
+    return x.apply("Max", x, y)
+
+
+def minimum(x: Value, y) -> Value:
+    return x.apply("Min", x, y)
+
+
+def concat(parts, axis: int) -> Value:
+    return parts[0].apply("Concat", *parts, axis=axis)
+
+
+def arange(length: Value) -> Value:
+    """``numpy.arange(length)`` for a 0-d int64 ``length``."""
+    return length.apply("Range", length.constant(0), length, length.constant(1))
+
+
+def polevl(x: Value, coefficients) -> Value:
+    """Evaluate a polynomial by Horner's rule, coefficients from the highest degree.
+
+    A leading coefficient of 1 is not multiplied (Cephes' ``p1evl``).
+    """
+    head, *middle, last = coefficients
+    result = x if head == 1.0 else head * x
+    for coefficient in middle:
+        result = (result + coefficient) * x
+    return result + last

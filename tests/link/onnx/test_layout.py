@@ -1,0 +1,89 @@
+"""The package's layers: imports only run downwards, and no module reaches itself.
+
+Every ``import`` of a ``pytensor.link.onnx`` module counts, at the top of a
+module or inside a function. From the bottom up, the layers are the core (the
+value vocabulary, the builder, kernel facts, rewrite tags and graph passes),
+the numerics (algorithms written as ONNX graphs), the converters
+(``dispatch``), and the entry points: the runtime (linker, mode, session),
+export and import.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import pytensor.link.onnx
+
+
+PACKAGE = "pytensor.link.onnx"
+ROOT = Path(pytensor.link.onnx.__file__).parent
+CORE, NUMERICS, CONVERTERS, ENTRY_POINTS = range(4)
+LAYER_OF_TOP_LEVEL_NAME = {
+    "value": CORE,
+    "builder": CORE,
+    "kernels": CORE,
+    "rewrites": CORE,
+    "passes": CORE,
+    "numerics": NUMERICS,
+    "dispatch": CONVERTERS,
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join((PACKAGE, *parts))
+
+
+def layer(module: str) -> int:
+    top = module.removeprefix(PACKAGE).lstrip(".").split(".")[0]
+    return LAYER_OF_TOP_LEVEL_NAME.get(top, ENTRY_POINTS)
+
+
+def package_imports(path: Path) -> set[str]:
+    """The package modules ``path`` imports, wherever the import stands."""
+    modules = {module_name(p) for p in ROOT.rglob("*.py")}
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        imported.update(name for name in names if name in modules)
+    return imported
+
+
+IMPORTS = {module_name(path): package_imports(path) for path in ROOT.rglob("*.py")}
+
+
+def test_the_layers_were_found():
+    layers = {layer(module) for module in IMPORTS}
+    assert layers == {CORE, NUMERICS, CONVERTERS, ENTRY_POINTS}
+
+
+@pytest.mark.parametrize("module", sorted(IMPORTS))
+def test_imports_run_downwards(module):
+    upward = sorted(
+        imported
+        for imported in IMPORTS[module]
+        if layer(imported) > layer(module) and imported != PACKAGE
+    )
+    assert not upward, f"{module} imports from a higher layer: {upward}"
+
+
+def test_no_module_reaches_itself_through_imports():
+    def reachable(start):
+        seen, stack = set(), [start]
+        while stack:
+            for imported in IMPORTS.get(stack.pop(), ()):
+                if imported not in seen:
+                    seen.add(imported)
+                    stack.append(imported)
+        return seen
+
+    cycles = sorted(m for m in IMPORTS if m in reachable(m) and m != PACKAGE)
+    assert not cycles, f"modules in import cycles: {cycles}"

@@ -1,0 +1,281 @@
+"""Helpers shared by the ONNX backend's test modules.
+
+`compare_onnx_and_py` compiles a graph with ``mode="ONNX"`` and with the
+Python linker and compares the results: dtypes, shapes and values.
+"""
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytensor.tensor as pt
+import pytest
+from pytensor.compile.mode import Mode, get_mode
+
+import pytensor
+from pytensor.link.onnx import ONNXLinker
+from pytensor.link.onnx.dispatch import onnx_funcify
+
+
+onnx_mode = get_mode("ONNX")
+
+
+no_rewrites = Mode(ONNXLinker(), None)
+
+
+py_mode = Mode(linker="py", optimizer=None)
+
+
+FLOAT_DTYPES = ("float64", "float32")
+
+
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
+
+
+DEFAULT_RTOL = {"float16": 1e-3, "float32": 1e-5, "float64": 1e-12}
+
+
+def assert_same_values(onnx_value, py_value, *, rtol=None, atol=0.0):
+    """Equal dtype, shape and values (floats within ``rtol``/``atol``, NaN == NaN)."""
+    onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
+    assert onnx_value.dtype == py_value.dtype, (onnx_value.dtype, py_value.dtype)
+    assert onnx_value.shape == py_value.shape, (onnx_value.shape, py_value.shape)
+    if py_value.dtype.kind == "f":
+        rtol = DEFAULT_RTOL[py_value.dtype.name] if rtol is None else rtol
+        np.testing.assert_allclose(onnx_value, py_value, rtol=rtol, atol=atol)
+    else:
+        np.testing.assert_array_equal(onnx_value, py_value)
+
+
+def random_values(rng, shape, dtype):
+    """Random test values of ``dtype``: normal floats, small ints, fair bools."""
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 50, shape).astype(dtype)
+    return rng.normal(size=shape).astype(dtype)
+
+
+def assert_sums_close(onnx_value, py_value):
+    """Equal up to the rounding of sums taken in a different order."""
+    atol = {"float32": 1e-5, "float64": 1e-14}.get(np.asarray(py_value).dtype.name, 0)
+    assert_same_values(onnx_value, py_value, atol=atol)
+
+
+def compare_onnx_and_py(
+    graph_inputs,
+    graph_outputs,
+    test_inputs,
+    *,
+    assert_fn=None,
+    onnx_mode=onnx_mode,
+    py_mode=py_mode,
+):
+    """Compile the graph with the ONNX mode and the Python linker and compare.
+
+    Also checks the ONNX model with ``onnx.checker`` (full check). Returns the
+    ONNX-compiled function and its results.
+    """
+    if assert_fn is None:
+        assert_fn = assert_same_values
+    if any(inp.owner is not None for inp in graph_inputs):
+        raise ValueError("Inputs must be root variables")
+
+    onnx_fn = pytensor.function(graph_inputs, graph_outputs, mode=onnx_mode)
+    model = onnx_fn.maker.linker.onnx_model
+    onnx.checker.check_model(model, full_check=True)
+    onnx_res = onnx_fn(*test_inputs)
+
+    # The inner graphs of OpFromGraphs (Einsum, Pad, ...) are compiled in the
+    # default mode when evaluated: keep the reference in Python there too.
+    with pytensor.config.change_flags(mode="FAST_COMPILE"):
+        py_fn = pytensor.function(graph_inputs, graph_outputs, mode=py_mode)
+        py_res = py_fn(*test_inputs)
+
+    if isinstance(graph_outputs, list | tuple):
+        assert len(onnx_res) == len(py_res)
+        for onnx_value, py_value in zip(onnx_res, py_res, strict=True):
+            assert_fn(onnx_value, py_value)
+    else:
+        assert_fn(onnx_res, py_res)
+    return onnx_fn, onnx_res
+
+
+def onnx_model_of(fn):
+    return fn.maker.linker.onnx_model
+
+
+def compare_converted_graph(fn, test_inputs):
+    """Convert the graph of the already compiled ``fn`` and compare with ``fn``.
+
+    This is how graphs rewritten for other linkers (BLAS Ops, in-place Ops,
+    fused ``Composite``) reach the converter, e.g. in ``export_onnx``.
+    """
+    converted = onnx_funcify(fn.maker.fgraph)
+    onnx.checker.check_model(converted.model, full_check=True)
+    session = ort.InferenceSession(
+        converted.model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    input_names = [info.name for info in converted.model.graph.input]
+    results = session.run(
+        None, dict(zip(input_names, map(np.asarray, test_inputs), strict=True))
+    )
+    expected = fn(*[np.copy(value) for value in test_inputs])
+    if not isinstance(expected, list):
+        expected = [expected]
+    for result, value in zip(results[: len(expected)], expected, strict=True):
+        assert_same_values(result, value)
+
+
+RTOL = {"float64": 1e-8, "float32": 1e-4}
+
+
+SIZES = [0, 1, 2, 3, 5, 12]
+
+
+PYTENSOR_2 = pytensor.__version__.startswith("2.")
+
+
+MODES = [
+    pytest.param(onnx_mode, id="rewrites"),
+    pytest.param(no_rewrites, id="no_rewrites"),
+]
+
+
+rng = np.random.default_rng(20240607)
+
+
+def linalg_close(onnx_value, py_value):
+    """Equal dtype and shape, values within `RTOL` of the largest (finite) one.
+
+    NaN must be at the same places.
+    """
+    onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
+    rtol = RTOL.get(py_value.dtype.name)
+    if rtol is None:
+        return assert_same_values(onnx_value, py_value)
+    finite = np.abs(py_value[np.isfinite(py_value)])
+    scale = finite.max(initial=0.0)
+    assert_same_values(onnx_value, py_value, rtol=rtol, atol=rtol * scale)
+
+
+def compare_for_each(
+    graph_inputs, graph_outputs, cases, *, onnx_mode=onnx_mode, assert_fn=linalg_close
+):
+    """`compare_onnx_and_py` for each list of test inputs of ``cases``, compiling
+    the functions once."""
+    onnx_fn, _ = compare_onnx_and_py(
+        graph_inputs,
+        graph_outputs,
+        cases[0],
+        assert_fn=assert_fn,
+        onnx_mode=onnx_mode,
+    )
+    py_fn = pytensor.function(graph_inputs, graph_outputs, mode=py_mode)
+    for case in cases[1:]:
+        onnx_results, py_results = onnx_fn(*case), py_fn(*case)
+        if not isinstance(graph_outputs, list | tuple):
+            onnx_results, py_results = [onnx_results], [py_results]
+        for onnx_value, py_value in zip(onnx_results, py_results, strict=True):
+            assert_fn(onnx_value, py_value)
+    return onnx_fn
+
+
+def orthogonal(n, batch=()):
+    q, r = np.linalg.qr(rng.normal(size=(*batch, n, n)))
+    return q * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[..., None, :]
+
+
+def spread(k, batch=()):
+    """``k`` values from 1 to 4, evenly spaced, in random order along the last axis.
+
+    As singular values or eigenvalues: well-conditioned, with singular
+    vectors and eigenvectors well determined by the gaps between them.
+    """
+    values = np.broadcast_to(np.linspace(1, 4, k), (*batch, 1, k))
+    return rng.permuted(values, axis=-1)
+
+
+def well_conditioned(n, dtype="float64", batch=(), m=None):
+    """A random ``n x m`` matrix with singular values `spread` from 1 to 4."""
+    m = n if m is None else m
+    k = min(n, m)
+    left = orthogonal(n, batch)[..., :k] * spread(k, batch)
+    return (left @ orthogonal(m, batch)[..., :k, :]).astype(dtype)
+
+
+def symmetric_matrix(n, dtype="float64", positive=False):
+    """A random symmetric matrix with eigenvalues ``±`spread```."""
+    q = orthogonal(n)
+    eigenvalues = spread(n) * (1 if positive else rng.choice([-1, 1], size=n))
+    return ((q * eigenvalues) @ q.T).astype(dtype)
+
+
+def positive_definite(n, dtype="float64", batch=()):
+    q = orthogonal(n, batch)
+    return ((q * spread(n, batch)) @ np.swapaxes(q, -1, -2)).astype(dtype)
+
+
+def triangular(n, lower, dtype="float64", unused=np.nan, unit_diagonal=False):
+    """A well-conditioned triangular matrix with ``unused`` outside its triangle."""
+    t = rng.normal(size=(n, n)) / max(n, 1) + np.diag(rng.uniform(1, 2, n))
+    keep = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
+    if unit_diagonal:
+        keep &= ~np.eye(n, dtype=bool)
+    return np.where(keep, t, unused).astype(dtype)
+
+
+def with_unused_triangle(a, lower):
+    """``a`` with large numbers in the triangle that a reader of the ``lower`` one
+    ignores (SciPy rejects NaN in some of them)."""
+    n = a.shape[-1]
+    unused = (
+        np.triu(np.ones((n, n), bool), 1)
+        if lower
+        else np.tril(np.ones((n, n), bool), -1)
+    )
+    garbage = rng.normal(1e3, 1e3, size=a.shape)
+    return np.where(unused, garbage, a).astype(a.dtype)
+
+
+def matrix(name, dtype, static_n=None):
+    return pt.tensor(name, dtype=dtype, shape=(static_n, static_n))
+
+
+def has_converter(op_class):
+    return onnx_funcify.dispatch(op_class) is not onnx_funcify.dispatch(object)
+
+
+def evaluate_numerics(function, *arrays, output_ndim=None, keep_checks=False):
+    """Run ``function``, a function of :class:`~pytensor.link.onnx.value.Value`
+    (a numerics algorithm), on ``arrays`` in onnxruntime and return its results.
+
+    ``function`` returns one value or a tuple of them; ``output_ndim`` (by
+    default that of the first array) is the rank declared for each output.
+    """
+    from pytensor.link.onnx.builder import ONNXGraphBuilder
+    from pytensor.link.onnx.session import DISABLED_OPTIMIZERS, default_session_options
+
+    arrays = [np.asarray(array) for array in arrays]
+    builder = ONNXGraphBuilder(keep_checks=keep_checks)
+    args = [
+        builder.value(builder.add_input(f"x{i}", a.dtype, (None,) * a.ndim), a.dtype)
+        for i, a in enumerate(arrays)
+    ]
+    results = function(*args)
+    single = not isinstance(results, tuple | list)
+    ndim = arrays[0].ndim if output_ndim is None else output_ndim
+    for result in [results] if single else results:
+        builder.add_output(result.name, "result", result.dtype, (None,) * ndim)
+    model = builder.make_model()
+    onnx.checker.check_model(model, full_check=True)
+    session = ort.InferenceSession(
+        model.SerializeToString(),
+        sess_options=default_session_options(),
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=list(DISABLED_OPTIMIZERS),
+    )
+    outputs = session.run(None, {f"x{i}": a for i, a in enumerate(arrays)})
+    return outputs[0] if single else outputs
