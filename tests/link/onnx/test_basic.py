@@ -48,6 +48,18 @@ def test_linker_settings_survive_for_every_function():
         assert onnx_model_of(fn).opset_import[0].version == 20
 
 
+@pytest.mark.parametrize("opset", [17, 18, 21])
+def test_the_linker_builds_models_at_its_opset(opset):
+    # Opset 17 takes ReduceMax's axes as an attribute, 18 as an input
+    m = pt.matrix("m")
+    mode = Mode(ONNXLinker(opset=opset), "fast_run")
+    fn = pytensor.function([m], [m.max(axis=0), m.sum(axis=1)], mode=mode)
+    assert onnx_model_of(fn).opset_import[0].version == opset
+    value = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(fn(value)[0], value.max(axis=0))
+    np.testing.assert_array_equal(fn(value)[1], value.sum(axis=1))
+
+
 def test_registering_twice_is_harmless():
     from pytensor.link.onnx import register_onnx_mode
 
