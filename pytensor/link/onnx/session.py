@@ -2,6 +2,7 @@ from functools import partial
 
 import numpy as np
 from pytensor.scalar.basic import ScalarType
+from pytensor.tensor.type import TensorType
 
 from pytensor.link.onnx.dispatch.random import GeneratorKeys
 
@@ -54,12 +55,14 @@ class ONNXFunction:
         self.output_names = [info.name for info in self.model.graph.output]
         self.run_options = ort.RunOptions()
         self.run = self._runner(providers)
-        self.scalar_inputs = [
+        # Values of tensor and scalar inputs that need np.asarray: Python
+        # scalars, and array-likes when the function trusts its input
+        self.array_inputs = [
             (i, name)
             for i, (name, inp) in enumerate(
                 zip(self.input_names, fgraph.inputs, strict=True)
             )
-            if isinstance(inp.type, ScalarType)
+            if isinstance(inp.type, ScalarType | TensorType)
         ]
         self.checks = converted.checks
         self.n_outputs = len(fgraph.outputs)
@@ -67,6 +70,13 @@ class ONNXFunction:
             i
             for i, out in enumerate(fgraph.outputs)
             if isinstance(out.type, ScalarType)
+        ]
+        # onnxruntime returns 64-bit integers as long long, where NumPy's int64
+        # is long: same values, another scalar type (numpy.longlong)
+        self.retyped_outputs = [
+            (i, np.dtype(out.type.dtype))
+            for i, out in enumerate(fgraph.outputs)
+            if getattr(out.type, "dtype", None) in ("int64", "uint64")
         ]
         self.generator_keys = GeneratorKeys.of(fgraph)
 
@@ -90,8 +100,9 @@ class ONNXFunction:
         if self.generator_keys is not None:
             values, drawn = self.generator_keys.keys(values)
         feed = dict(zip(self.input_names, values, strict=True))
-        for i, name in self.scalar_inputs:
-            feed[name] = np.asarray(values[i])
+        for i, name in self.array_inputs:
+            if type(values[i]) is not np.ndarray:
+                feed[name] = np.asarray(values[i])
         results = self.run(feed, self.run_options)
         if self.checks:
             for passed, (_, op) in zip(
@@ -100,6 +111,8 @@ class ONNXFunction:
                 if not passed:
                     raise op.exc_type(op.msg)
             del results[self.n_outputs :]
+        for i, dtype in self.retyped_outputs:
+            results[i] = results[i].view(dtype)
         for i in self.scalar_outputs:
             results[i] = results[i][()]
         if self.generator_keys is not None:
