@@ -3,7 +3,7 @@ from functools import partial
 import numpy as np
 from pytensor.scalar.basic import ScalarType
 
-from pytensor.link.onnx.dispatch.random import GeneratorKeys
+from pytensor.link.onnx.generator_keys import GeneratorKeys
 
 
 # onnxruntime 1.31's NoopElimination drops a float Mul or Div by a constant

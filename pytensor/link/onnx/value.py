@@ -171,6 +171,16 @@ class Value:
     def __invert__(self):
         return self.apply("Not", self)
 
+    def shift_right(self, bits) -> "Value":
+        """``BitShift`` to the right by ``bits`` (unsigned integers)."""
+        return self.apply("BitShift", self, bits, direction="RIGHT")
+
+    def bitwise_and(self, other) -> "Value":
+        return self.apply("BitwiseAnd", self, other)
+
+    def bitwise_xor(self, other) -> "Value":
+        return self.apply("BitwiseXor", self, other)
+
     def eq(self, other):
         return self.apply("Equal", self, other)
 
@@ -288,6 +298,20 @@ def maximum(x: Value, y) -> Value:
 
 def minimum(x: Value, y) -> Value:
     return x.apply("Min", x, y)
+
+
+def select_max(a: Value, b) -> Value:
+    """``max(a, b)`` as ``Where(a < b, b, a)``.
+
+    Exact for int64, where onnxruntime 1.31's ``Max`` and ``Min`` compare the
+    low 32 bits as signed when the high halves are equal (wrong from 2**31 on).
+    """
+    return where(a < b, b, a)
+
+
+def select_min(a: Value, b) -> Value:
+    """``min(a, b)`` as ``Where(b < a, b, a)`` (see `select_max`)."""
+    return where(a.apply("Less", b, a), b, a)
 
 
 def concat(parts, axis: int) -> Value:
