@@ -4,7 +4,6 @@
 `run_positions` is ``numpy.repeat(numpy.arange(len(counts)), counts)``.
 """
 
-
 from pytensor.link.onnx.value import Value, concat
 
 
