@@ -4,7 +4,7 @@ import numpy as np
 from pytensor.scalar.basic import ScalarType
 from pytensor.tensor.type import TensorType
 
-from pytensor.link.onnx.dispatch.random import GeneratorKeys
+from pytensor.link.onnx.generator_keys import GeneratorKeys
 
 
 # onnxruntime 1.31's NoopElimination drops a float Mul or Div by a constant
