@@ -14,9 +14,14 @@ import pytensor.typed_list
 import pytest
 from pytensor.compile.mode import Mode, get_mode
 from pytensor.compile.sharedvalue import shared
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from pytensor.raise_op import Assert
 
 import pytensor
 from pytensor.link.onnx import ONNXLinker
+from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.session import ONNXRuntimeFailure
 from tests.link.onnx.utils import (
     compare_onnx_and_py,
     no_rewrites,
@@ -367,3 +372,39 @@ def test_trusted_array_likes_are_converted():
     fn = pytensor.function([x], x * 2, mode="ONNX")
     fn.trust_input = True
     np.testing.assert_array_equal(fn(ArrayLike([1.0, 2.0])), [2.0, 4.0])
+
+
+class ReshapeToFour(Op):
+    """An Op whose (deliberately wrong) converter fails in onnxruntime at run time."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = inputs[0]
+
+
+@onnx_funcify.register(ReshapeToFour)
+def onnx_funcify_ReshapeToFour(op, node, builder, inputs, **kwargs):
+    return [builder.add("Reshape", [inputs[0], builder.constant([4], "int64")])]
+
+
+def test_a_run_failing_in_onnxruntime_names_the_pytensor_node(capfd):
+    x = pt.vector("x")
+    fn = pytensor.function([x], ReshapeToFour()(x), mode="ONNX")
+    with pytest.raises(ONNXRuntimeFailure, match="ReshapeToFour") as failure:
+        fn(np.ones(3))
+    assert failure.value.node.op == ReshapeToFour()
+    assert "onnxruntime" not in capfd.readouterr().err
+
+
+def test_a_failing_check_explains_a_failed_run():
+    v, i = pt.vector("v"), pt.lscalar("i")
+    in_range = Assert("i is out of range")(i, pt.lt(i, v.shape[0]))
+    fn = pytensor.function([v, i], ReshapeToFour()(v)[in_range], mode="ONNX")
+    with pytest.raises(AssertionError, match="i is out of range"):
+        fn(np.ones(3), 7)
+    with pytest.raises(ONNXRuntimeFailure):
+        fn(np.ones(3), 1)
