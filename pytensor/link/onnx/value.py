@@ -15,6 +15,8 @@ dtype.
 
 import numpy as np
 
+from pytensor.link.onnx.kernels import moved_kernel_dtype
+
 
 BOOL_RESULTS = frozenset(
     (
@@ -276,10 +278,22 @@ class Value:
 
 def where(condition: Value, if_true, if_false) -> Value:
     """``Where``; Python numbers become constants of the other branch's dtype,
-    or of the condition's ``numbers`` dtype if both branches are numbers."""
+    or of the condition's ``numbers`` dtype if both branches are numbers.
+
+    Branches of a dtype without a ``Where`` kernel (bool, int16, uint16,
+    uint64) are moved through one that has one.
+    """
     values = [v for v in (if_true, if_false) if isinstance(v, Value)]
     like = values[0] if values else condition.constant(if_true)
-    return like.apply("Where", condition, if_true, if_false, dtype=like.dtype)
+    compute = moved_kernel_dtype("Where", like.dtype, like.builder.opset)
+    if compute == like.dtype:
+        return like.apply("Where", condition, if_true, if_false, dtype=like.dtype)
+    branches = [
+        (v if isinstance(v, Value) else like.constant(v)).cast(compute)
+        for v in (if_true, if_false)
+    ]
+    moved = like.apply("Where", condition, *branches, dtype=compute)
+    return like.result(moved.cast(like.dtype).name, like.dtype)
 
 
 def maximum(x: Value, y) -> Value:
