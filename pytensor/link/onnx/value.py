@@ -230,9 +230,9 @@ class Value:
         """The sum along ``axes``, kept with length 1."""
         return self.apply("ReduceSum", self, self.indices(axes), keepdims=1)
 
-    def max(self, axes) -> "Value":
-        """The maximum along ``axes``, kept with length 1."""
-        return self.apply("ReduceMax", self, self.indices(axes), keepdims=1)
+    def max(self, axes, keepdims: bool = True) -> "Value":
+        """The maximum along ``axes``, kept with length 1 unless ``keepdims`` is false."""
+        return self.apply("ReduceMax", self, self.indices(axes), keepdims=int(keepdims))
 
     def any(self) -> "Value":
         """Whether any element is true, a 0-d bool."""
@@ -241,11 +241,14 @@ class Value:
 
     def all(self) -> "Value":
         """Whether every element is true, a 0-d bool (true when empty)."""
-        return ~(~self).any()
+        # uint8 ReduceMin of nothing is 255: true
+        as_uint8 = self.cast("uint8")
+        return as_uint8.apply("ReduceMin", as_uint8, keepdims=0).cast("bool")
 
-    def any_along(self, axes) -> "Value":
-        """Whether any element is true along ``axes`` (kept, of length 1)."""
-        return self.cast("uint8").max(axes).cast("bool")
+    def any_along(self, axes, keepdims: bool = True) -> "Value":
+        """Whether any element is true along ``axes`` (kept, of length 1, unless
+        ``keepdims`` is false); false along empty axes."""
+        return self.cast("uint8").max(axes, keepdims).cast("bool")
 
     def expand(self, shape) -> "Value":
         return self.apply("Expand", self, shape)
