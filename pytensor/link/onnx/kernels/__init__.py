@@ -169,19 +169,9 @@ def widened_kernel_dtype(op_type: str, dtype: str, opset: int = DEFAULT_OPSET) -
     Among equally wide ones, that of the same signedness (booleans count as
     unsigned); floats widen to floats only.
     """
-    supported = kernel_dtypes(op_type, opset)
-    if dtype in supported:
-        return dtype
-    is_float = np.dtype(dtype).kind == "f"
-    candidates = [
-        candidate
-        for candidate in supported
-        if (np.dtype(candidate).kind == "f") == is_float
-        and np.can_cast(dtype, candidate, "safe")
-    ]
-    if not candidates:
-        raise NotImplementedError(f"onnxruntime has no {op_type} kernel for {dtype}")
-    return min(candidates, key=lambda c: width_and_signedness(c, dtype))
+    return narrowest_kernel_dtype(
+        op_type, dtype, opset, lambda candidate: np.can_cast(dtype, candidate, "safe")
+    )
 
 
 def moved_kernel_dtype(op_type: str, dtype: str, opset: int = DEFAULT_OPSET) -> str:
@@ -190,6 +180,15 @@ def moved_kernel_dtype(op_type: str, dtype: str, opset: int = DEFAULT_OPSET) -> 
     For operators that only move values (``Where``): casting to a same-width
     dtype of the other signedness and back restores every value.
     """
+    width = np.dtype(dtype).itemsize
+    return narrowest_kernel_dtype(
+        op_type, dtype, opset, lambda candidate: np.dtype(candidate).itemsize >= width
+    )
+
+
+def narrowest_kernel_dtype(op_type, dtype, opset, admits) -> str:
+    """``dtype`` if it has an ``op_type`` kernel, else the narrowest of the same
+    kind (float or not) that ``admits``, preferring the same signedness."""
     supported = kernel_dtypes(op_type, opset)
     if dtype in supported:
         return dtype
@@ -197,8 +196,7 @@ def moved_kernel_dtype(op_type: str, dtype: str, opset: int = DEFAULT_OPSET) -> 
     candidates = [
         candidate
         for candidate in supported
-        if (np.dtype(candidate).kind == "f") == is_float
-        and np.dtype(candidate).itemsize >= np.dtype(dtype).itemsize
+        if (np.dtype(candidate).kind == "f") == is_float and admits(candidate)
     ]
     if not candidates:
         raise NotImplementedError(f"onnxruntime has no {op_type} kernel for {dtype}")
