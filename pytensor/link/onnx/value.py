@@ -15,6 +15,8 @@ dtype.
 
 import numpy as np
 
+from pytensor.link.onnx.kernels import WRONG_RESULTS, moved_kernel_dtype
+
 
 BOOL_RESULTS = frozenset(
     (
@@ -243,7 +245,7 @@ class Value:
         """The sum along ``axes``, kept with length 1."""
         return self.apply("ReduceSum", self, self.indices(axes), keepdims=1)
 
-    def max(self, axes, keepdims=True) -> "Value":
+    def max(self, axes, keepdims: bool = True) -> "Value":
         """The maximum along ``axes``, kept with length 1 unless ``keepdims`` is false."""
         return self.apply("ReduceMax", self, self.indices(axes), keepdims=int(keepdims))
 
@@ -254,11 +256,13 @@ class Value:
 
     def all(self) -> "Value":
         """Whether every element is true, a 0-d bool (true when empty)."""
-        return ~(~self).any()
+        # uint8 ReduceMin of nothing is 255: true
+        as_uint8 = self.cast("uint8")
+        return as_uint8.apply("ReduceMin", as_uint8, keepdims=0).cast("bool")
 
-    def any_along(self, axes, keepdims=True) -> "Value":
+    def any_along(self, axes, keepdims: bool = True) -> "Value":
         """Whether any element is true along ``axes`` (kept, of length 1, unless
-        ``keepdims`` is false)."""
+        ``keepdims`` is false); false along empty axes."""
         return self.cast("uint8").max(axes, keepdims).cast("bool")
 
     def expand(self, shape) -> "Value":
@@ -292,32 +296,37 @@ class Value:
 
 def where(condition: Value, if_true, if_false) -> Value:
     """``Where``; Python numbers become constants of the other branch's dtype,
-    or of the condition's ``numbers`` dtype if both branches are numbers."""
+    or of the condition's ``numbers`` dtype if both branches are numbers.
+
+    Branches of a dtype without a ``Where`` kernel (bool, int16, uint16,
+    uint64) are moved through one that has one.
+    """
     values = [v for v in (if_true, if_false) if isinstance(v, Value)]
     like = values[0] if values else condition.constant(if_true)
-    return like.apply("Where", condition, if_true, if_false, dtype=like.dtype)
+    compute = moved_kernel_dtype("Where", like.dtype, like.builder.opset)
+    if compute == like.dtype:
+        return like.apply("Where", condition, if_true, if_false, dtype=like.dtype)
+    branches = [
+        (v if isinstance(v, Value) else like.constant(v)).cast(compute)
+        for v in (if_true, if_false)
+    ]
+    moved = like.apply("Where", condition, *branches, dtype=compute)
+    return like.result(moved.cast(like.dtype).name, like.dtype)
 
 
 def maximum(x: Value, y) -> Value:
+    """The elementwise maximum; through ``Where`` for dtypes whose ``Max``
+    kernel computes wrong results (int64, see `kernels.WRONG_RESULTS`)."""
+    if ("Max", x.dtype) in WRONG_RESULTS:
+        return where(x < y, y, x)
     return x.apply("Max", x, y)
 
 
 def minimum(x: Value, y) -> Value:
+    """The elementwise minimum (see `maximum`)."""
+    if ("Min", x.dtype) in WRONG_RESULTS:
+        return where(x > y, y, x)
     return x.apply("Min", x, y)
-
-
-def select_max(a: Value, b) -> Value:
-    """``max(a, b)`` as ``Where(a < b, b, a)``.
-
-    Exact for int64, where onnxruntime 1.31's ``Max`` and ``Min`` compare the
-    low 32 bits as signed when the high halves are equal (wrong from 2**31 on).
-    """
-    return where(a < b, b, a)
-
-
-def select_min(a: Value, b) -> Value:
-    """``min(a, b)`` as ``Where(b < a, b, a)`` (see `select_max`)."""
-    return where(a.apply("Less", b, a), b, a)
 
 
 def concat(parts, axis: int) -> Value:

@@ -29,7 +29,7 @@ from pytensor.link.onnx import (
 )
 from pytensor.link.onnx.dispatch import onnx_funcify
 from pytensor.link.onnx.export.targets import TARGETS
-from tests.link.onnx.utils import assert_same_values, py_mode
+from tests.link.onnx.utils import assert_same_values, probe_kernels, py_mode
 
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -343,7 +343,8 @@ def test_max_opset_is_the_newest_onnxruntime_loads(target):
 
 
 def test_installed_onnxruntime_rejects_the_opset_after_max():
-    from tests.link.onnx.kernel_probe import opset_model, run_onnxruntime
+    probe = probe_kernels()
+    opset_model, run_onnxruntime = probe.opset_model, probe.run_onnxruntime
 
     newest = TARGETS["onnxruntime"].max_opset
     results, _ = run_onnxruntime([opset_model(newest), opset_model(newest + 1)])
@@ -401,7 +402,7 @@ def test_kernel_tables_hold_measured_facts(target, op_type, opset, dtype, has_ke
 
 
 def probe_sample():
-    from tests.link.onnx.kernel_probe import bindings
+    bindings = probe_kernels().bindings
 
     table = TARGETS["onnxruntime"]
     sample = []
@@ -414,7 +415,8 @@ def probe_sample():
 
 
 def test_kernel_table_agrees_with_installed_onnxruntime():
-    from tests.link.onnx.kernel_probe import run_onnxruntime, single_node_model
+    probe = probe_kernels()
+    run_onnxruntime, single_node_model = probe.run_onnxruntime, probe.single_node_model
 
     table, sample = probe_sample()
     measured_with = table.description.split()[1]

@@ -196,7 +196,8 @@ def test_wheel_contains_only_the_backend_and_the_pth(wheel):
     ] == []
     modules = {
         p.relative_to(REPO_ROOT).as_posix()
-        for p in AUTOLOAD.parent.rglob("*.py")
+        for pattern in ("*.py", "*.json")
+        for p in AUTOLOAD.parent.rglob(pattern)
         if "__pycache__" not in p.parts
     }
     assert {n for n in names if n.startswith("pytensor/")} == modules

@@ -279,3 +279,15 @@ def evaluate_numerics(function, *arrays, output_ndim=None, keep_checks=False):
     )
     outputs = session.run(None, {f"x{i}": a for i, a in enumerate(arrays)})
     return outputs[0] if single else outputs
+
+
+def probe_kernels():
+    """The kernel probe script, ``scripts/probe_kernels.py``, as a module."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "scripts" / "probe_kernels.py"
+    spec = importlib.util.spec_from_file_location("probe_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -2,7 +2,6 @@ from pytensor.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
-from pytensor.link.onnx.dispatch.shape import int64_constant
 from pytensor.link.onnx.kernels import matmul
 
 
@@ -61,8 +60,12 @@ def onnx_funcify_Gemv(op, node, builder, inputs, **kwargs):
 @onnx_funcify.register(Ger)
 def onnx_funcify_Ger(op, node, builder, inputs, **kwargs):
     A, alpha, x, y = inputs
-    column = builder.add("Unsqueeze", [x, int64_constant(builder, [1])], hint="column")
+    column = builder.add(
+        "Unsqueeze", [x, builder.constant([1], "int64")], hint="column"
+    )
     scaled_y = builder.add("Mul", [alpha, y], hint="scaled_y")
-    row = builder.add("Unsqueeze", [scaled_y, int64_constant(builder, [0])], hint="row")
+    row = builder.add(
+        "Unsqueeze", [scaled_y, builder.constant([0], "int64")], hint="row"
+    )
     outer = builder.add("Mul", [column, row], hint="outer")
     return [builder.add("Add", [A, outer], hint="ger")]

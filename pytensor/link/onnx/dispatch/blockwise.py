@@ -16,7 +16,7 @@ from pytensor.tensor.math import Dot
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
-from pytensor.link.onnx.dispatch.shape import all_true, int64_constant
+from pytensor.link.onnx.dispatch.shape import all_true
 from pytensor.link.onnx.kernels import matmul
 
 
@@ -91,8 +91,8 @@ def broadcast_batch_shape(builder, node, inputs):
     n_batch_dims = batch_ndim(node)
     static_shape = node.outputs[0].type.shape[:n_batch_dims]
     if None not in static_shape:
-        return int64_constant(builder, static_shape, "batch_shape")
-    one = int64_constant(builder, 1, "one")
+        return builder.constant(static_shape, "int64", hint="batch_shape")
+    one = builder.constant(1, "int64", hint="one")
     shape = None
     for name, var in zip(inputs, node.inputs, strict=True):
         if is_unbatched(var, n_batch_dims):
@@ -119,7 +119,7 @@ def flatten_batch(builder, x, var, n_batch_dims, batch_shape, batch_size):
 def drop_batch_dims(builder, x, n_batch_dims):
     if n_batch_dims == 0:
         return x
-    axes = int64_constant(builder, list(range(n_batch_dims)))
+    axes = builder.constant(list(range(n_batch_dims)), "int64")
     return builder.add("Squeeze", [x, axes], hint="core")
 
 

@@ -13,11 +13,11 @@ from pytensor.tensor.einsum import Einsum
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
-from pytensor.link.onnx.dispatch.shape import int64_constant
+from pytensor.link.onnx.kernels import kernel_dtypes
 
 
-# onnxruntime also has int32 and int64 Einsum kernels, unused (see above)
-EINSUM_DTYPES = frozenset(("float16", "float32", "float64"))
+# onnxruntime's int32 and int64 Einsum kernels are unused (see above)
+EINSUM_DTYPES = frozenset(d for d in kernel_dtypes("Einsum") if d.startswith("float"))
 
 
 def with_aligned_ellipses(builder, equation, operands, ndims):
@@ -40,7 +40,9 @@ def with_aligned_ellipses(builder, equation, operands, ndims):
         if "..." in term and ellipsis_ndim < longest:
             start = term.index("...")
             axes = list(range(start, start + longest - ellipsis_ndim))
-            operand = builder.add("Unsqueeze", [operand, int64_constant(builder, axes)])
+            operand = builder.add(
+                "Unsqueeze", [operand, builder.constant(axes, "int64")]
+            )
         aligned.append(operand)
     return aligned
 

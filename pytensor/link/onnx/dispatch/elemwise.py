@@ -4,7 +4,6 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.math import is_dense_layer
-from pytensor.link.onnx.dispatch.shape import int64_constant
 from pytensor.link.onnx.passes.dense_layers import DENSE_LAYER
 
 
@@ -23,7 +22,7 @@ def onnx_funcify_DimShuffle(op, node, builder, inputs, **kwargs):
     [x] = inputs
     if op.drop:
         x = builder.add(
-            "Squeeze", [x, int64_constant(builder, op.drop)], hint="squeezed"
+            "Squeeze", [x, builder.constant(op.drop, "int64")], hint="squeezed"
         )
     kept = sorted(op.shuffle)
     permutation = [kept.index(axis) for axis in op.shuffle]
@@ -31,7 +30,7 @@ def onnx_funcify_DimShuffle(op, node, builder, inputs, **kwargs):
         x = builder.add("Transpose", [x], perm=permutation, hint="transposed")
     if op.augment:
         x = builder.add(
-            "Unsqueeze", [x, int64_constant(builder, op.augment)], hint="expanded"
+            "Unsqueeze", [x, builder.constant(op.augment, "int64")], hint="expanded"
         )
     return [x]
 
@@ -65,7 +64,7 @@ def softmax_of(op_type, axis, node, builder, inputs):
     if axes == (ndim - 1,):
         # onnxruntime's LogSoftmax mishandles NaN along other axes
         return builder.add(op_type, [x], axis=ndim - 1, hint=op_type.lower())
-    axes = int64_constant(builder, axes)
+    axes = builder.constant(axes, "int64")
     maximum = builder.add("ReduceMax", [x, axes], keepdims=1, hint="max")
     shifted = builder.add("Sub", [x, maximum], hint="shifted")
     exp = builder.add("Exp", [shifted], hint="exp")
@@ -99,7 +98,7 @@ if hasattr(special, "SoftmaxGrad"):
         dy_sm = builder.add("Mul", [dy, sm], hint="dy_sm")
         total = builder.add(
             "ReduceSum",
-            [dy_sm, int64_constant(builder, axes)],
+            [dy_sm, builder.constant(axes, "int64")],
             keepdims=1,
             noop_with_empty_axes=1,
             hint="total",

@@ -36,8 +36,8 @@ from pytensor.link.onnx.value import (
     Value,
     arange,
     concat,
-    select_max,
-    select_min,
+    maximum,
+    minimum,
     where,
 )
 
@@ -83,7 +83,7 @@ def broadcast_counts(counts: Value, length: Value) -> Value:
     is repeated); any other length mismatch reads zeros instead of failing."""
     n_counts = counts.shape()
     padded = concat([counts, counts.indices([0])], axis=0)
-    in_range = select_min(arange(length.squeeze([0])), n_counts)
+    in_range = minimum(arange(length.squeeze([0])), n_counts)
     return padded.take(where(n_counts.eq(n_counts.indices([1])), 0, in_range), axis=0)
 
 
@@ -103,7 +103,7 @@ def onnx_funcify_Repeat(op, node, builder, inputs, **kwargs):
             "repeats must have one element or one per element of the repeated axis",
         )
     # Invalid repeats still give valid positions, so that the checks can raise
-    counts = broadcast_counts(select_max(counts, counts.constant(0)), length)
+    counts = broadcast_counts(maximum(counts, counts.constant(0)), length)
     return [x.take(run_positions(counts), axis=op.axis).name]
 
 
@@ -199,8 +199,8 @@ def onnx_funcify_FillDiagonal(op, node, builder, inputs, **kwargs):
 
 def flat_slice_bounds(start: Value, end: Value, size: Value):
     """``start`` and ``end`` of ``flat[start:end]`` made explicit as Python does."""
-    from_the_end = select_max(end + size, end.constant(0))
-    return select_min(start, size), where(end < 0, from_the_end, select_min(end, size))
+    from_the_end = maximum(end + size, end.constant(0))
+    return minimum(start, size), where(end < 0, from_the_end, minimum(end, size))
 
 
 def in_flat_slice(flat: Value, start: Value, end: Value, step: Value) -> Value:
@@ -220,7 +220,7 @@ def onnx_funcify_FillDiagonalOffset(op, node, builder, inputs, **kwargs):
     above = offset >= 0
     start = where(above, offset, -offset * width)
     available = where(above, width - offset, height + offset)
-    n_steps = select_min(select_min(height, width), available)
+    n_steps = minimum(minimum(height, width), available)
     step = width + 1
     start, end = flat_slice_bounds(start, start + step * n_steps, height * width)
     rows, columns = (positions_along(a, axis, 2) for axis in (0, 1))
@@ -270,8 +270,8 @@ def bounded_index(index: Value, length: Value, mode: str) -> Value:
         require_in_range(index, length, "invalid entry in coordinates array")
         return index
     if mode == "wrap":
-        return index % select_max(length, length.constant(1))
-    return select_max(select_min(index, length - 1), index.constant(0))
+        return index % maximum(length, length.constant(1))
+    return maximum(minimum(index, length - 1), index.constant(0))
 
 
 @onnx_funcify.register(RavelMultiIndex)
@@ -303,8 +303,8 @@ def onnx_funcify_UnravelIndex(op, node, builder, inputs, **kwargs):
     # An empty shape fails the check; Max avoids dividing by zero regardless
     return [
         (
-            (indices / select_max(stride, stride.constant(1)))
-            % select_max(length, length.constant(1))
+            (indices / maximum(stride, stride.constant(1)))
+            % maximum(length, length.constant(1))
         ).name
         for length, stride in zip(lengths, strides, strict=True)
     ]

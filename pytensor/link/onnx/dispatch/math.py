@@ -13,9 +13,14 @@ from pytensor.link.onnx.dispatch.scalar import (
     output_dtype,
     where,
 )
-from pytensor.link.onnx.dispatch.shape import add_runtime_check, int64_constant
 from pytensor.link.onnx.dispatch.signal import summed_convolution
-from pytensor.link.onnx.kernels import matmul, ordered, unordered, widened_kernel_dtype
+from pytensor.link.onnx.kernels import (
+    kernel_dtypes,
+    matmul,
+    ordered,
+    unordered,
+    widened_kernel_dtype,
+)
 
 
 def reduced_axes(axis, ndim) -> tuple[int, ...]:
@@ -44,9 +49,8 @@ def static_length(var, axes):
 
 
 def any_along(builder, condition, axes):
-    as_uint8 = builder.cast(condition, "bool", "uint8")
-    found = builder.add("ReduceMax", [as_uint8, axes], keepdims=0, hint="any")
-    return builder.cast(found, "uint8", "bool")
+    """Whether any element of the bool ``condition`` is true along ``axes`` (dropped)."""
+    return builder.value(condition, "bool").any_along(axes, keepdims=False).name
 
 
 # CAReduce converters: (builder, node, x, axes) -> (result, its dtype), with
@@ -61,10 +65,10 @@ def sum_of(builder, node, x, axes):
     dtype = accumulator_dtype(node)
     x = builder.cast(x, node.inputs[0].type.dtype, dtype)
     if np.dtype(dtype).kind == "f":
-        compute = widened_kernel_dtype("ReduceSum", dtype)
+        compute = widened_kernel_dtype("ReduceSum", dtype, builder.opset)
         total = builder.add(
             "ReduceSum",
-            [builder.cast(x, dtype, compute), int64_constant(builder, axes)],
+            [builder.cast(x, dtype, compute), builder.constant(axes, "int64")],
             keepdims=0,
             hint="sum",
         )
@@ -86,7 +90,7 @@ def pad_with_one(builder, x, axis, pad_length):
     The pads are given for every axis: onnxruntime's transpose optimizer
     mishandles the ``axes`` input of Pad.
     """
-    no_pads = int64_constant(builder, [0] * (2 * axis + 1), "no_pads")
+    no_pads = builder.constant([0] * (2 * axis + 1), "int64", hint="no_pads")
     pads = builder.add("Concat", [no_pads, pad_length], axis=0, hint="pads")
     one = builder.constant(1, "int64")
     return builder.add("Pad", [x, pads, one], hint="padded")
@@ -98,12 +102,12 @@ def multiply_halves(builder, x, axis):
     An odd length is padded with a 1.
     """
     length = builder.add("Shape", [x], start=axis, end=axis + 1, hint="length")
-    two = int64_constant(builder, [2], "two")
+    two = builder.constant([2], "int64", hint="two")
     odd = builder.add("Mod", [length, two], hint="odd")
     padded = pad_with_one(builder, x, axis, odd)
     half = builder.add("Div", [builder.add("Add", [length, odd]), two], hint="half")
-    start, end = int64_constant(builder, [0]), int64_constant(builder, [2**62])
-    axes = int64_constant(builder, [axis])
+    start, end = builder.constant([0], "int64"), builder.constant([2**62], "int64")
+    axes = builder.constant([axis], "int64")
     first = builder.add("Slice", [padded, start, half, axes], hint="first")
     second = builder.add("Slice", [padded, half, end, axes], hint="second")
     return builder.add("Mul", [first, second], hint="product")
@@ -111,8 +115,10 @@ def multiply_halves(builder, x, axis):
 
 def longer_than_one(builder, x, axis):
     length = builder.add("Shape", [x], start=axis, end=axis + 1, hint="length")
-    longer = builder.add("Greater", [length, int64_constant(builder, [1], "one")])
-    return builder.add("Squeeze", [longer, int64_constant(builder, [0])], hint="more")
+    longer = builder.add(
+        "Greater", [length, builder.constant([1], "int64", hint="one")]
+    )
+    return builder.add("Squeeze", [longer, builder.constant([0], "int64")], hint="more")
 
 
 def product_loop_body(builder, axis):
@@ -133,14 +139,16 @@ def integer_product(builder, x, axis, length):
     unrolled if the ``length`` of the axis is known, else a ``Loop``.
     """
     # an extra 1 makes the axis non-empty and does not change the product
-    x = pad_with_one(builder, x, axis, int64_constant(builder, [1], "one"))
+    x = pad_with_one(builder, x, axis, builder.constant([1], "int64", hint="one"))
     if length is not None:
         for _ in range(int(np.ceil(np.log2(length + 1)))):
             x = multiply_halves(builder, x, axis)
     else:
         more = longer_than_one(builder, x, axis)
         x = builder.add("Loop", ["", more, x], body=product_loop_body(builder, axis))
-    return builder.add("Squeeze", [x, int64_constant(builder, [axis])], hint="product")
+    return builder.add(
+        "Squeeze", [x, builder.constant([axis], "int64")], hint="product"
+    )
 
 
 def product_dtype(node):
@@ -152,10 +160,10 @@ def product_dtype(node):
 def product_in(builder, node, x, dtype, axes):
     """The product over ``axes`` of ``x``, whose dtype is ``product_dtype(node)``."""
     if dtype != "int64":
-        compute = widened_kernel_dtype("ReduceProd", dtype)
+        compute = widened_kernel_dtype("ReduceProd", dtype, builder.opset)
         product = builder.add(
             "ReduceProd",
-            [builder.cast(x, dtype, compute), int64_constant(builder, axes)],
+            [builder.cast(x, dtype, compute), builder.constant(axes, "int64")],
             keepdims=0,
             hint="product",
         )
@@ -181,7 +189,7 @@ def product_without_zeros_of(builder, node, x, axes):
     zeros_as_ones = builder.add("Where", [is_zero, one, x], hint="zeros_as_ones")
     product = product_in(builder, node, zeros_as_ones, dtype, axes)
     is_nonzero = builder.add("Not", [is_zero], hint="is_nonzero")
-    any_nonzero = any_along(builder, is_nonzero, int64_constant(builder, axes))
+    any_nonzero = any_along(builder, is_nonzero, axes)
     return builder.add("Where", [any_nonzero, product, zero], hint="product"), dtype
 
 
@@ -201,21 +209,23 @@ def extremum_by_position(builder, node, x, axes, op_type):
         POSITION_OF_EXTREMUM[op_type], [flat], axis=last_axis, keepdims=1
     )
     extremum = builder.add("GatherElements", [flat, position], axis=last_axis)
-    return builder.add("Squeeze", [extremum, int64_constant(builder, [last_axis])])
+    return builder.add("Squeeze", [extremum, builder.constant([last_axis], "int64")])
 
 
 def extremum_of(op_type):
     def reduce_extremum(builder, node, x, axes):
         dtype = node.inputs[0].type.dtype
-        values, compute = ordered(builder, x, dtype, op_type)
-        if compute == "int64":
-            result = extremum_by_position(builder, node, values, axes, op_type)
+        position_op = POSITION_OF_EXTREMUM[op_type]
+        values, compute = ordered(builder, x, dtype, position_op)
+        if compute in kernel_dtypes(op_type, builder.opset):
+            result = builder.add(
+                op_type, [values, builder.constant(axes, "int64")], keepdims=0
+            )
         else:
-            axes_input = int64_constant(builder, axes)
-            result = builder.add(op_type, [values, axes_input], keepdims=0)
+            result = extremum_by_position(builder, node, values, axes, op_type)
         if np.dtype(dtype).kind == "f":
             # onnxruntime skips NaN; NumPy propagates it
-            has_nan = any_along(builder, builder.add("IsNaN", [x]), axes_input)
+            has_nan = any_along(builder, builder.add("IsNaN", [x]), axes)
             nan = builder.constant(np.nan, compute)
             result = builder.add("Where", [has_nan, nan, result], hint="nan_propagated")
         if builder.keep_checks and static_length(node.inputs[0], axes) in (None, 0):
@@ -226,12 +236,9 @@ def extremum_of(op_type):
 
 
 def check_not_empty(builder, node, x, axes):
-    lengths = builder.add(
-        "Gather", [builder.add("Shape", [x]), int64_constant(builder, axes)]
-    )
-    add_runtime_check(
-        builder,
-        builder.add("Greater", [lengths, int64_constant(builder, 0)]),
+    lengths = builder.value(x, node.inputs[0].type.dtype).shape().take(list(axes), 0)
+    builder.require(
+        lengths > 0,
         ValueError,
         f"zero-size array to reduction operation {node.op.scalar_op} which has no "
         "identity",
@@ -249,7 +256,7 @@ def boolean_reduction(op_type):
         # on empty axes uint8 ReduceMin gives 255 (true) and ReduceMax 0 (false)
         as_uint8 = builder.cast(x, "bool", "uint8")
         result = builder.add(
-            op_type, [as_uint8, int64_constant(builder, axes)], keepdims=0
+            op_type, [as_uint8, builder.constant(axes, "int64")], keepdims=0
         )
         return builder.cast(result, "uint8", "bool"), "bool"
 
@@ -323,13 +330,7 @@ def onnx_funcify_Argmax(op, node, builder, inputs, **kwargs):
     first_nan = builder.add(
         "ArgMax", [is_nan], axis=last_axis, keepdims=0, hint="first_nan"
     )
-    has_nan = builder.cast(
-        builder.add(
-            "ReduceMax", [is_nan, int64_constant(builder, [last_axis])], keepdims=0
-        ),
-        "uint8",
-        "bool",
-    )
+    has_nan = any_along(builder, builder.add("IsNaN", [flat]), [last_axis])
     return [builder.add("Where", [has_nan, first_nan, argmax], hint="argmax")]
 
 
@@ -370,12 +371,12 @@ def transposed_matrix_times_vector(node, value_names, builder) -> str | None:
         row = builder.add("Transpose", [column], perm=[1, 0])
         product = builder.add("MatMul", [row, a], hint="matmul")
         return builder.add("Transpose", [product], perm=[1, 0])
-    row = builder.add("Unsqueeze", [column, int64_constant(builder, [0])])
+    row = builder.add("Unsqueeze", [column, builder.constant([0], "int64")])
     product = builder.add("MatMul", [row, a], hint="matmul")
-    return builder.add("Squeeze", [product, int64_constant(builder, [0])])
+    return builder.add("Squeeze", [product, builder.constant([0], "int64")])
 
 
-GEMM_DTYPES = {"float32", "float64"}
+GEMM_DTYPES = kernel_dtypes("Gemm")
 
 
 def is_dense_layer(node) -> bool:

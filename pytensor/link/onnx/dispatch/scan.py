@@ -24,7 +24,7 @@ from pytensor.tensor.subtensor import Subtensor, indices_from_subtensor
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
 from pytensor.link.onnx.rewrites import onnx_rewrites
-from pytensor.link.onnx.value import Value, concat, select_max, where
+from pytensor.link.onnx.value import Value, concat, maximum, where
 
 
 def rewritten_inner_graph(op):
@@ -75,15 +75,15 @@ def outer_buffer(trace: Value, size: Value, missing_steps=None) -> Value:
     ``missing_steps``, the steps a while loop did not run.
     """
     length = trace.dim(0)
-    n_zeros = select_max(size - length, size.constant(0))
+    n_zeros = maximum(size - length, size.constant(0))
     zeros = trace.constant(0).expand(
         concat([n_zeros.unsqueeze([0]), trace.shape(1)], 0)
     )
     padded = concat([trace, zeros], axis=0)
-    start = select_max(length - size, size.constant(0))
+    start = maximum(length - size, size.constant(0))
     end = start + size
     if missing_steps is not None:
-        shortened = select_max(size - missing_steps, size.constant(0))
+        shortened = maximum(size - missing_steps, size.constant(0))
         end = where(n_zeros > 0, shortened, end)
     return padded.slice(start.unsqueeze([0]), end.unsqueeze([0]), axis=0)
 

@@ -1,28 +1,30 @@
-import numpy as np
 from pytensor.graph.basic import Constant
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import NoneTypeT
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.value import maximum, minimum
+
+
+# `int64_constant`, `int64_max`, `int64_min`, `all_true`, `any_true` and
+# `add_runtime_check` are kept for the converters that still build from value
+# names; new code uses `builder.constant`, the values of
+# `pytensor.link.onnx.value` and `builder.require`.
 
 
 def int64_constant(builder, values, hint="axes"):
     """Return an ONNX int64 constant holding ``values`` (axes, shapes, indices)."""
-    return builder.constant(np.asarray(values, dtype="int64"), "int64", hint=hint)
+    return builder.constant(values, "int64", hint=hint)
 
 
 def int64_max(builder, a: str, b: str) -> str:
-    """``max(a, b)`` of int64 values.
-
-    Not ``Max``: onnxruntime 1.31's int64 ``Max`` and ``Min`` compare the low
-    32 bits as signed when the high halves are equal (wrong from 2**31 on).
-    """
-    return builder.add("Where", [builder.add("Less", [a, b]), b, a], hint="max")
+    """``max(a, b)`` of int64 values, without ``Max`` (see `kernels.WRONG_RESULTS`)."""
+    return maximum(builder.value(a, "int64"), builder.value(b, "int64")).name
 
 
 def int64_min(builder, a: str, b: str) -> str:
-    """``min(a, b)`` of int64 values (see `int64_max`)."""
-    return builder.add("Where", [builder.add("Less", [b, a]), b, a], hint="min")
+    """``min(a, b)`` of int64 values, without ``Min`` (see `kernels.WRONG_RESULTS`)."""
+    return minimum(builder.value(a, "int64"), builder.value(b, "int64")).name
 
 
 def dim_size(builder, x, axis):
@@ -39,7 +41,9 @@ def onnx_funcify_Shape(op, node, builder, inputs, **kwargs):
 def onnx_funcify_Shape_i(op, node, builder, inputs, **kwargs):
     [x] = inputs
     shape = builder.add("Shape", [x], hint="shape")
-    return [builder.add("Gather", [shape, int64_constant(builder, op.i, "index")])]
+    return [
+        builder.add("Gather", [shape, builder.constant(op.i, "int64", hint="index")])
+    ]
 
 
 @onnx_funcify.register(Reshape)
@@ -51,29 +55,20 @@ def onnx_funcify_Reshape(op, node, builder, inputs, **kwargs):
 
 
 def all_true(builder, conditions):
-    """Reduce a boolean tensor to one boolean scalar: are all its elements true?"""
-    as_uint8 = builder.cast(conditions, "bool", "uint8")
-    return builder.cast(
-        builder.add("ReduceMin", [as_uint8], keepdims=0, hint="all_true"),
-        "uint8",
-        "bool",
-    )
+    """Whether every element of the bool tensor ``conditions`` is true."""
+    return builder.value(conditions, "bool").all().name
 
 
 def any_true(builder, condition, axis=None):
     """Whether any element is true along ``axis`` (all axes if None); false if empty."""
-    axes = [] if axis is None else [int64_constant(builder, [axis])]
-    as_uint8 = builder.cast(condition, "bool", "uint8")
-    found = builder.add("ReduceMax", [as_uint8, *axes], keepdims=0)
-    return builder.cast(found, "uint8", "bool")
+    condition = builder.value(condition, "bool")
+    if axis is None:
+        return condition.any().name
+    return condition.any_along([axis], keepdims=False).name
 
 
 def add_runtime_check(builder, condition, exc_type, msg):
-    """Make the compiled function raise ``exc_type(msg)`` unless ``condition`` holds.
-
-    ``condition`` is a boolean tensor whose elements must all be true. Callers
-    build it only when ``builder.keep_checks`` (it is false for export).
-    """
+    """`ONNXGraphBuilder.require`, under its former name."""
     builder.require(condition, exc_type, msg)
 
 
@@ -103,7 +98,7 @@ def onnx_funcify_SpecifyShape(op, node, builder, inputs, **kwargs):
             [
                 dim_size(builder, x, axis),
                 builder.cast(
-                    builder.add("Unsqueeze", [dim, int64_constant(builder, [0])]),
+                    builder.add("Unsqueeze", [dim, builder.constant([0], "int64")]),
                     var.type.dtype,
                     "int64",
                 ),
@@ -117,8 +112,7 @@ def onnx_funcify_SpecifyShape(op, node, builder, inputs, **kwargs):
     ]
     if matches:
         expected = tuple(describe_dim(var) for var in expected_vars)
-        add_runtime_check(
-            builder,
+        builder.require(
             builder.add("Concat", matches, axis=0) if len(matches) > 1 else matches[0],
             AssertionError,
             f"SpecifyShape: the input's shape does not match {expected}",

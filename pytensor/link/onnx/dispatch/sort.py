@@ -9,23 +9,19 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor.sort import ArgSortOp, SortOp
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import dim_size, int64_constant
-
-
-# Data types without an onnxruntime TopK kernel, and an order-preserving
-# dtype with one (measured on onnxruntime 1.31.1).
-TOPK_KEY_DTYPES = {"bool": "uint8", "uint16": "int32", "uint32": "int64"}
+from pytensor.link.onnx.dispatch.shape import dim_size
+from pytensor.link.onnx.kernels import ordered, widened_kernel_dtype
+from pytensor.link.onnx.value import where
 
 
 def sort_key(builder, x, dtype):
     """Values with a TopK kernel that order like ``x``; NaN keys are +inf."""
     if np.dtype(dtype).kind == "f":
-        infinity = builder.constant(np.inf, dtype)
-        return builder.add("Where", [builder.add("IsNaN", [x]), infinity, x])
+        x = builder.value(x, dtype)
+        return where(x.isnan(), np.inf, x).name
     if dtype == "uint64":
-        shifted = builder.add("Sub", [x, builder.constant(2**63, "uint64")])
-        return builder.cast(shifted, "uint64", "int64")
-    return builder.cast(x, dtype, TOPK_KEY_DTYPES.get(dtype, dtype))
+        return ordered(builder, x, dtype, "TopK")[0]
+    return builder.cast(x, dtype, widened_kernel_dtype("TopK", dtype, builder.opset))
 
 
 def ascending_order(builder, key, axis):
@@ -108,7 +104,7 @@ def sorted_floats(builder, x, dtype, axis):
     )
     n_nan = builder.add(
         "ReduceSum",
-        [builder.cast(is_nan, "bool", "int64"), int64_constant(builder, [axis])],
+        [builder.cast(is_nan, "bool", "int64"), builder.constant([axis], "int64")],
         keepdims=1,
     )
     ones = builder.add(

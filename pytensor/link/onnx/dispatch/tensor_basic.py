@@ -17,10 +17,10 @@ from pytensor.tensor.basic import (
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.shape import (
     dim_size,
-    int64_constant,
     int64_max,
     int64_min,
 )
+from pytensor.link.onnx.value import arange
 
 
 def stack_scalars(builder, names, variables, dtype, hint):
@@ -28,7 +28,7 @@ def stack_scalars(builder, names, variables, dtype, hint):
     if all(isinstance(var, Constant) for var in variables):
         values = [var.data for var in variables]
         return builder.constant(np.array(values, dtype=dtype), dtype, hint=hint)
-    axis = int64_constant(builder, [0])
+    axis = builder.constant([0], "int64")
     elements = [
         builder.add(
             "Unsqueeze", [builder.cast(name, var.type.dtype, dtype), axis], hint=hint
@@ -127,14 +127,9 @@ def onnx_funcify_Eye(op, node, builder, inputs, **kwargs):
         scalar_int64(builder, name, var.type.dtype)
         for name, var in zip(inputs, node.inputs, strict=True)
     )
-    zero, one = builder.constant(0, "int64"), builder.constant(1, "int64")
-    rows = builder.add("Range", [zero, n, one], hint="rows")
-    columns = builder.add("Range", [zero, m, one], hint="columns")
-    shifted_rows = builder.add(
-        "Unsqueeze", [builder.add("Add", [rows, k]), int64_constant(builder, [1])]
-    )
-    on_diagonal = builder.add("Equal", [shifted_rows, columns], hint="on_diagonal")
-    return [builder.cast(on_diagonal, "bool", op.dtype)]
+    n, m, k = (builder.value(name, "int64") for name in (n, m, k))
+    on_diagonal = (arange(n) + k).unsqueeze([1]).eq(arange(m))
+    return [on_diagonal.cast(op.dtype).name]
 
 
 @onnx_funcify.register(ExtractDiag)
@@ -149,19 +144,11 @@ def onnx_funcify_ExtractDiag(op, node, builder, inputs, **kwargs):
     row_start, column_start = (0, op.offset) if op.offset >= 0 else (-op.offset, 0)
     available = int64_min(
         builder,
-        builder.add("Sub", [n_rows, int64_constant(builder, [row_start])]),
-        builder.add("Sub", [n_columns, int64_constant(builder, [column_start])]),
+        builder.add("Sub", [n_rows, builder.constant([row_start], "int64")]),
+        builder.add("Sub", [n_columns, builder.constant([column_start], "int64")]),
     )
-    length = int64_max(builder, available, int64_constant(builder, [0]))
-    steps = builder.add(
-        "Range",
-        [
-            builder.constant(0, "int64"),
-            builder.add("Squeeze", [length, int64_constant(builder, [0])]),
-            builder.constant(1, "int64"),
-        ],
-        hint="steps",
-    )
+    length = int64_max(builder, available, builder.constant([0], "int64"))
+    steps = arange(builder.value(length, "int64").squeeze([0])).name
     rows = builder.add("Add", [steps, builder.constant(row_start, "int64")])
     columns = builder.add("Add", [steps, builder.constant(column_start, "int64")])
     flat_index = builder.add(

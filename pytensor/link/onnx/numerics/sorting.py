@@ -9,7 +9,7 @@ after every other value, as in NumPy.
 
 import numpy as np
 
-from pytensor.link.onnx.value import Value, arange, concat, select_min, where
+from pytensor.link.onnx.value import Value, arange, concat, minimum, where
 
 
 def is_float(value: Value) -> bool:
@@ -34,7 +34,7 @@ def bisection_loop_body(x: Value, v: Value, last: Value, side: str, shape):
         for name in ("low", "high")
     )
     middle = (low + high) / 2
-    pivot = x.into(body).take(select_min(middle, last.into(body)), axis=0)
+    pivot = x.into(body).take(minimum(middle, last.into(body)), axis=0)
     v = v.into(body)
     go_right = sorts_before(pivot, v) if side == "left" else ~sorts_before(v, pivot)
     active = low < high

@@ -1,6 +1,7 @@
 """Measure which (ONNX op, dtype) pairs an ONNX runtime has kernels for.
 
-Data-generation helper for the tables in ``pytensor/link/onnx/targets.py``.
+Writes ``pytensor/link/onnx/kernels/onnxruntime.json``, the measured kernel
+tables that the converters and the export targets read.
 For every operator of the default ONNX domain and every binding of its type
 constraints to the dtypes PyTensor has, it builds a one-node model with
 inputs of unknown shape and asks the runtime to create a session: the
@@ -9,12 +10,13 @@ kernel is registered. Any other failure means the probe could not build a
 valid node for that operator; such operators are left out of the table (the
 target check then reports them as unknown rather than guessing).
 
-Usage (regenerates the tables in ``targets.py``)::
+Usage (regenerates the data file; without ``--write`` it prints it)::
 
-    python -m tests.link.onnx.kernel_probe --write
+    python scripts/probe_kernels.py --write
 
 ``onnxruntime`` is probed in-process; ``onnxruntime-web`` is installed with
-npm into a temporary directory and probed with Node (its wasm backend).
+npm into a temporary directory and probed with Node (its wasm backend) and
+stored as its differences from ``onnxruntime``.
 """
 
 import argparse
@@ -32,12 +34,8 @@ import onnx
 from onnx import defs, helper
 
 from pytensor.link.onnx.builder import onnx_dtype
-from pytensor.link.onnx.export.targets import (
-    DTYPES,
-    MIN_OPSET,
-    TENSOR_TYPES,
-    schema_dtypes,
-)
+from pytensor.link.onnx.export.targets import MIN_OPSET, schema_dtypes
+from pytensor.link.onnx.kernels import DTYPES, MEASUREMENTS, TENSOR_TYPES
 
 
 NO_KERNEL = re.compile("Could not find an implementation|Failed to find kernel")
@@ -365,36 +363,59 @@ def compress(signatures, constraint_names):
     )
 
 
-def render(measurements):
-    lines = ["MEASURED = {"]
+def kernel_specs(data):
+    """``{op_type: {first_opset: spec}}``, a spec only where it changes."""
+    specs = {}
+    for name in sorted(data["kernels"]):
+        by_opset = {
+            opset: compress(signatures, data["constraints"][name][opset])
+            for opset, signatures in sorted(data["kernels"][name].items())
+        }
+        specs[name] = {
+            str(o): spec for o, spec in by_opset.items() if by_opset.get(o - 1) != spec
+        }
+    return specs
+
+
+def render(measurements, base="onnxruntime"):
+    """The data file: one line per operator; other runtimes as differences from ``base``."""
+    base_specs = kernel_specs(measurements[base]) if base in measurements else {}
+    blocks = []
     for target, data in measurements.items():
-        lines.append(f"    {target!r}: {{")
-        lines.append(f'        "version": {data["version"]!r},')
-        lines.append(f'        "max_opset": {data["max_opset"]},')
-        lines.append('        "kernels": {')
-        for name in sorted(data["kernels"]):
-            by_opset = {
-                opset: compress(signatures, data["constraints"][name][opset])
-                for opset, signatures in sorted(data["kernels"][name].items())
+        specs = kernel_specs(data)
+        header = {"version": data["version"], "max_opset": data["max_opset"]}
+        if target != base and base_specs:
+            header["differences_from"] = base
+            specs = {
+                name: specs.get(name)
+                for name in sorted(set(specs) | set(base_specs))
+                if specs.get(name) != base_specs.get(name)
             }
-            changes = {
-                o: spec for o, spec in by_opset.items() if by_opset.get(o - 1) != spec
-            }
-            rendered = ", ".join(
-                f"{opset}: {spec!r}" for opset, spec in changes.items()
-            )
-            lines.append(f"            {name!r}: {{{rendered}}},")
-        lines.append("        },")
-        lines.append("    },")
-    lines.append("}")
-    return "\n".join(lines)
+        lines = [f"   {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()]
+        rows = [f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in specs.items()]
+        blocks.append(
+            f"  {json.dumps(target)}: {{\n"
+            + "\n".join(lines)
+            + '\n   "kernels": {\n'
+            + ",\n".join(rows)
+            + "\n   }\n  }"
+        )
+    return (
+        "{\n"
+        ' "generated_by": "python scripts/probe_kernels.py --write",\n'
+        f' "onnx": {json.dumps(onnx.__version__)},\n'
+        ' "runtimes": {\n' + ",\n".join(blocks) + "\n }\n}\n"
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", action="append", choices=list(RUNNERS))
     parser.add_argument(
-        "--write", action="store_true", help="rewrite the tables in targets.py"
+        "--write", action="store_true", help=f"rewrite {MEASUREMENTS.name}"
+    )
+    parser.add_argument(
+        "--output", type=Path, default=MEASUREMENTS, help="where --write writes"
     )
     args = parser.parse_args(argv)
     measurements = {target: probe(target) for target in args.target or list(RUNNERS)}
@@ -406,27 +427,10 @@ def main(argv=None):
         for (name, since), reason in sorted(data["inconclusive"].items()):
             print(f"  inconclusive {name}-{since}: {reason}", file=sys.stderr)
     table = render(measurements)
-    if not args.write:
-        print(table)
-        return
-    path = Path(__file__).resolve().parents[3] / "pytensor/link/onnx/targets.py"
-    source = path.read_text()
-    begin, end = "# BEGIN MEASURED TABLES\n", "# END MEASURED TABLES\n"
-    node = subprocess.run(
-        ["node", "--version"], capture_output=True, text=True
-    ).stdout.strip()
-    header = (
-        "# Generated by `python -m tests.link.onnx.kernel_probe --write` "
-        f"(onnx {onnx.__version__}, Node {node}).\n"
-    )
-    source = re.sub(
-        f"{re.escape(begin)}.*{re.escape(end)}",
-        lambda _: begin + header + table + "\n" + end,
-        source,
-        flags=re.DOTALL,
-    )
-    path.write_text(source)
-    subprocess.run([sys.executable, "-m", "ruff", "format", str(path)], check=False)
+    if args.write:
+        args.output.write_text(table)
+    else:
+        print(table, end="")
 
 
 if __name__ == "__main__":
