@@ -109,3 +109,16 @@ def test_a_value_reads_into_a_subgraph_by_name():
         return x
 
     np.testing.assert_array_equal(evaluate_numerics(through_identity_branch, x), x)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float64"])
+def test_maximum_and_minimum_are_exact_beyond_32_bits(dtype):
+    # onnxruntime's int64 Max and Min compare the low halves as signed
+    big = [2**31 - 1, 2**31, -(2**31) - 1, 2**62 + 1, -(2**62), 5]
+    other = [2**31, 2**31 - 1, -(2**31), 2**62, -(2**62) - 3, -5]
+    if dtype == "int32":
+        big, other = [2**31 - 1, -(2**31), 7], [-(2**31), 2**31 - 1, -7]
+    a, b = np.array(big, dtype), np.array(other, dtype)
+    results = evaluate_numerics(lambda a, b: (maximum(a, b), minimum(a, b)), a, b)
+    np.testing.assert_array_equal(results[0], np.maximum(a, b))
+    np.testing.assert_array_equal(results[1], np.minimum(a, b))
