@@ -51,6 +51,10 @@ from pytensor.link.onnx.dispatch.special import (
     expm1,
     log1p,
 )
+from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
+    cholesky_of_triangle,
+)
+from pytensor.link.onnx.numerics.linalg.decomposition.eigen import jacobi_eigen
 from pytensor.link.onnx.value import Value, where
 
 
@@ -455,12 +459,6 @@ def sample_multivariate_normal(op, node, builder, draws, params) -> str:
     # mean + A z with A A^T = cov: A is the Cholesky factor, or for "svd" and
     # "eigh" the eigenvectors scaled by the root of the eigenvalues (the
     # factorizations agree on the symmetric positive semi-definite cov).
-    from pytensor.link.onnx.dispatch.slinalg import (
-        Value,
-        cholesky_of_triangle,
-        jacobi_eigen,
-    )
-
     mean_var, cov_var = op.dist_params(node)
     mean = as_float64(builder, params[0], mean_var)
     cov = Value(builder, as_float64(builder, params[1], cov_var).name, "float64")
