@@ -105,6 +105,14 @@ def as_given(x: Value, b_ndim: int) -> Value:
     return x if b_ndim == 2 else x.squeeze([2])
 
 
+def linear_system(op, node, a: Value, b: Value, message: str):
+    """``a``, checked to be square (else ``ValueError(message)``), and the
+    right-hand sides ``b`` as columns, in the output dtype."""
+    dtype = output_dtype(node)
+    a, b = a.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
+    return check_square(a, node.inputs[0], message), b
+
+
 @register_stacked(Cholesky)
 def cholesky_stacked(op, node, a):
     a = a.cast(output_dtype(node))
@@ -114,9 +122,7 @@ def cholesky_stacked(op, node, a):
 
 @register_stacked(SolveTriangular)
 def solve_triangular_stacked(op, node, a, b):
-    dtype = output_dtype(node)
-    a, b = a.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
-    a = check_square(a, node.inputs[0], "expected square matrix")
+    a, b = linear_system(op, node, a, b, "expected square matrix")
     x = substitute(a, b, lower=op.lower, unit_diagonal=op.unit_diagonal)
     if not op.unit_diagonal:
         x = nan_where(has_zero_on_diagonal(a), x)
@@ -125,17 +131,13 @@ def solve_triangular_stacked(op, node, a, b):
 
 @register_stacked(CholeskySolve)
 def cholesky_solve_stacked(op, node, c, b):
-    dtype = output_dtype(node)
-    c, b = c.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
-    c = check_square(c, node.inputs[0], "The factored matrix c is not square.")
+    c, b = linear_system(op, node, c, b, "The factored matrix c is not square.")
     return [as_given(cholesky_solve(c if op.lower else mT(c), b), op.b_ndim)]
 
 
 @register_stacked(Solve)
 def solve_stacked(op, node, a, b):
-    dtype = output_dtype(node)
-    a, b = a.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
-    a = check_square(a, node.inputs[0], "Input a needs to be a square matrix.")
+    a, b = linear_system(op, node, a, b, "Input a needs to be a square matrix.")
     if op.assume_a == "pos":
         factor, failed = cholesky(a if op.lower else mT(a))
         x = cholesky_solve(factor, b)
