@@ -46,6 +46,29 @@ def onnx_dtype(dtype) -> int:
         ) from None
 
 
+class OpsetError(NotImplementedError):
+    """Raised when a model cannot be expressed at the opset asked for."""
+
+
+def at_opset(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
+    """``model``, made by a builder, at the default-domain ``opset``.
+
+    Converters write the operators of :data:`DEFAULT_OPSET`; a model is
+    declared at a newer opset as it is, and converted down to an older one
+    by onnx's version converter.
+    """
+    if opset >= model.opset_import[0].version:
+        return model
+    from onnx import version_converter
+
+    try:
+        return version_converter.convert_version(model, opset)
+    except Exception as err:
+        raise OpsetError(
+            f"the model cannot be expressed at opset {opset}: {err}"
+        ) from err
+
+
 def sanitize_name(name: str) -> str:
     """Turn an arbitrary variable name into a plain ONNX value name."""
     cleaned = re.sub(r"[^0-9A-Za-z_]+", "_", name).strip("_")

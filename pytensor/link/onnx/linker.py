@@ -1,4 +1,7 @@
+from threading import Lock
+
 from pytensor.link.basic import JITLinker
+from pytensor.link.utils import raise_with_op
 
 from pytensor.link.onnx.rewrites import INCOMPATIBLE_REWRITES, REQUIRED_REWRITES
 
@@ -11,6 +14,15 @@ class ONNXLinker(JITLinker):
     ``onnxruntime.InferenceSession`` (``self.onnx_session``). Each call of the
     compiled function feeds the current input and shared-variable values to
     that session.
+
+    A compiled function pickles with its model; unpickling loads the model
+    into a new session without converting the graph again.
+
+    The thunk writes the updated values of shared variables itself, after the
+    session has run and every runtime assertion has held, under a lock that
+    all ONNX functions with updates share: like calls in PyTensor's other
+    modes, which hold the GIL throughout, concurrent calls cannot lose
+    updates. A failed assertion leaves every shared variable unchanged.
 
     Parameters
     ----------
@@ -33,9 +45,28 @@ class ONNXLinker(JITLinker):
         self.opset = opset
         self.session_options = session_options
         self.providers = providers
-        self.onnx_model = None
+        self.onnx_graph = None
         self.onnx_session = None
+        self.updated_vars = {}
         super().__init__(*args, **kwargs)
+
+    @property
+    def onnx_model(self):
+        """The ONNX ``ModelProto`` of the function, once converted."""
+        return None if self.onnx_graph is None else self.onnx_graph.model
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["onnx_session"] = None
+        if self.session_options is not None:
+            state["session_options"] = session_options_settings(self.session_options)
+        return state
+
+    def __setstate__(self, state):
+        settings = state["session_options"]
+        if settings is not None:
+            state["session_options"] = session_options_from(settings)
+        self.__dict__.update(state)
 
     def accept(self, fgraph, no_recycling=None, profile=None):
         if self.fgraph is not None and self.fgraph is not fgraph:
@@ -52,14 +83,14 @@ class ONNXLinker(JITLinker):
         )
 
     def fgraph_convert(self, fgraph, **kwargs):
-        from pytensor.link.onnx.builder import DEFAULT_OPSET
-        from pytensor.link.onnx.dispatch import onnx_funcify
+        if self.onnx_graph is None:
+            from pytensor.link.onnx.builder import DEFAULT_OPSET
+            from pytensor.link.onnx.dispatch import onnx_funcify
 
-        converted = onnx_funcify(
-            fgraph, opset=self.opset or DEFAULT_OPSET, random_generators=True
-        )
-        self.onnx_model = converted.model
-        return converted
+            self.onnx_graph = onnx_funcify(
+                fgraph, opset=self.opset or DEFAULT_OPSET, random_generators=True
+            )
+        return self.onnx_graph
 
     def jit_compile(self, converted):
         from pytensor.link.onnx.session import ONNXFunction
@@ -75,3 +106,84 @@ class ONNXLinker(JITLinker):
 
     def create_thunk_inputs(self, storage_map):
         return [storage_map[inp] for inp in self.fgraph.inputs]
+
+    def accept_var_updates(self, updated_vars):
+        """Take ``{shared input: its new value}``: the thunk writes the updates."""
+        self.updated_vars = updated_vars
+
+    def create_jitable_thunk(
+        self, compute_map, order, input_storage, output_storage, storage_map
+    ):
+        """One thunk running the session: it reads this call's inputs, returns
+        its own outputs and, atomically, writes the updates (see the class)."""
+        converted = self.fgraph_convert(self.fgraph)
+        run = self.jit_compile(converted)
+        fgraph = self.fgraph
+        input_cells = self.create_thunk_inputs(storage_map)
+        output_cells = [storage_map[out] for out in fgraph.outputs]
+        updates = [
+            (fgraph.inputs.index(inp), fgraph.outputs.index(out))
+            for inp, out in self.updated_vars.items()
+        ]
+        output_nodes = [out.owner for out in fgraph.outputs if out.owner][:1]
+
+        def thunk():
+            values = [cell[0] for cell in input_cells]
+            try:
+                if updates:
+                    return run_and_update(run, values, cells, updates)
+                return store(run(*values), output_cells)
+            except Exception:
+                if not output_nodes:
+                    raise
+                raise_with_op(fgraph, output_nodes[0], thunk)
+
+        cells = (input_cells, output_cells)
+
+        thunk.inputs, thunk.outputs, thunk.lazy = input_cells, output_cells, False
+        thunk.need_update_inputs = False
+        return [thunk], output_nodes, run
+
+
+def session_options_settings(options) -> dict:
+    """The settings of ``onnxruntime.SessionOptions``, which do not pickle."""
+    return {
+        name: getattr(options, name)
+        for name in dir(type(options))
+        if isinstance(getattr(type(options), name), property)
+        and not name.startswith("_")
+    }
+
+
+def session_options_from(settings: dict):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    for name, value in settings.items():
+        setattr(options, name, value)
+    return options
+
+
+# Held by a call of an ONNX function with updates from reading its shared
+# inputs to writing their new values (onnxruntime releases the GIL while a
+# session runs, so without it concurrent calls would lose updates)
+UPDATES_LOCK = Lock()
+
+
+def store(outputs, output_cells):
+    for cell, value in zip(output_cells, outputs, strict=True):
+        cell[0] = value
+    return outputs
+
+
+def run_and_update(run, values, cells, updates):
+    """``run(*values)`` on the current values of the updated inputs, writing
+    their new values before any other call can read them."""
+    input_cells, output_cells = cells
+    with UPDATES_LOCK:
+        for position, _ in updates:
+            values[position] = input_cells[position][0]
+        outputs = store(run(*values), output_cells)
+        for position, output in updates:
+            input_cells[position][0] = outputs[output]
+    return outputs

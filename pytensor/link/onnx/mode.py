@@ -16,7 +16,8 @@ ONNX = Mode(ONNXLinker(), DEFAULT_QUERY)
 def register_onnx_mode():
     """Make ``mode="ONNX"`` and ``Mode(linker="onnx")`` available.
 
-    Registering again is harmless.
+    Registering again is harmless. (That PyTensor's ``mode`` setting takes
+    ``"ONNX"`` is the start-up hook's work: see ``_autoload.py``.)
     """
     if "onnx" not in predefined_linkers:
         register_linker("onnx", ONNXLinker())

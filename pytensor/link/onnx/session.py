@@ -1,9 +1,11 @@
+import re
 from functools import partial
 
 import numpy as np
 from pytensor.scalar.basic import ScalarType
+from pytensor.tensor.type import TensorType
 
-from pytensor.link.onnx.dispatch.random import GeneratorKeys
+from pytensor.link.onnx.generator_keys import GeneratorKeys
 
 
 # onnxruntime 1.31's NoopElimination drops a float Mul or Div by a constant
@@ -22,6 +24,34 @@ def default_session_options():
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     return options
+
+
+class ONNXRuntimeFailure(RuntimeError):
+    """onnxruntime failed to run a converted graph where no runtime check
+    (PyTensor's own errors) failed: a bug of the converter of ``node``."""
+
+    def __init__(self, message, node=None):
+        super().__init__(message)
+        self.node = node
+
+    @classmethod
+    def of(cls, err, sources):
+        match = re.search(r"running (\w+) node\. Name:'([^']*)'", str(err))
+        node = sources.get(match.group(2)) if match else None
+        if node is None:
+            where = "a node of the converted graph"
+        else:
+            where = (
+                f"the {match.group(1)} node converted from the PyTensor node {node} "
+                f"(Op {type(node.op).__name__})"
+            )
+        return cls(
+            f"onnxruntime failed to run {where}, for inputs that passed every "
+            "runtime check PyTensor makes. This is a bug in the ONNX backend: "
+            "please report it with the graph and the inputs. (onnxruntime's "
+            "message is the cause of this exception.)",
+            node,
+        )
 
 
 class ONNXFunction:
@@ -53,13 +83,20 @@ class ONNXFunction:
         self.input_names = [info.name for info in self.model.graph.input]
         self.output_names = [info.name for info in self.model.graph.output]
         self.run_options = ort.RunOptions()
+        # A failed run raises a PyTensor error (see `failure`); onnxruntime
+        # would also print its own message to stderr
+        self.run_options.log_severity_level = 4
+        self.sources = converted.sources
+        self.checks_only = None
         self.run = self._runner(providers)
-        self.scalar_inputs = [
+        # Values of tensor and scalar inputs that need np.asarray: Python
+        # scalars, and array-likes when the function trusts its input
+        self.array_inputs = [
             (i, name)
             for i, (name, inp) in enumerate(
                 zip(self.input_names, fgraph.inputs, strict=True)
             )
-            if isinstance(inp.type, ScalarType)
+            if isinstance(inp.type, ScalarType | TensorType)
         ]
         self.checks = converted.checks
         self.n_outputs = len(fgraph.outputs)
@@ -68,7 +105,43 @@ class ONNXFunction:
             for i, out in enumerate(fgraph.outputs)
             if isinstance(out.type, ScalarType)
         ]
+        # onnxruntime returns 64-bit integers as long long, where NumPy's int64
+        # is long: same values, another scalar type (numpy.longlong)
+        self.retyped_outputs = [
+            (i, np.dtype(out.type.dtype))
+            for i, out in enumerate(fgraph.outputs)
+            if getattr(out.type, "dtype", None) in ("int64", "uint64")
+        ]
         self.generator_keys = GeneratorKeys.of(fgraph)
+
+    def failure(self, feed, err) -> Exception:
+        """The error of a failed run: the PyTensor exception of the first
+        runtime check that fails on ``feed``, else an `ONNXRuntimeFailure`
+        naming the PyTensor node whose converted node failed."""
+        if self.checks:
+            for passed, (_, op) in zip(self.run_checks(feed), self.checks, strict=True):
+                if not passed:
+                    return op.exc_type(op.msg)
+        return ONNXRuntimeFailure.of(err, self.sources)
+
+    def run_checks(self, feed):
+        """The runtime checks alone on ``feed`` (all passed if they cannot run)."""
+        import onnxruntime as ort
+
+        from onnx.utils import Extractor
+
+        try:
+            if self.checks_only is None:
+                check_names = [name for name, _ in self.checks]
+                model = Extractor(self.model).extract_model(
+                    self.input_names, check_names
+                )
+                self.checks_only = ort.InferenceSession(
+                    model.SerializeToString(), providers=["CPUExecutionProvider"]
+                )
+            return self.checks_only.run(None, feed, self.run_options)
+        except Exception:
+            return [True] * len(self.checks)
 
     def _runner(self, providers):
         """``session.run`` for this model's outputs, as cheap per call as possible.
@@ -90,9 +163,13 @@ class ONNXFunction:
         if self.generator_keys is not None:
             values, drawn = self.generator_keys.keys(values)
         feed = dict(zip(self.input_names, values, strict=True))
-        for i, name in self.scalar_inputs:
-            feed[name] = np.asarray(values[i])
-        results = self.run(feed, self.run_options)
+        for i, name in self.array_inputs:
+            if type(values[i]) is not np.ndarray:
+                feed[name] = np.asarray(values[i])
+        try:
+            results = self.run(feed, self.run_options)
+        except Exception as err:
+            raise self.failure(feed, err) from err
         if self.checks:
             for passed, (_, op) in zip(
                 results[self.n_outputs :], self.checks, strict=True
@@ -100,6 +177,8 @@ class ONNXFunction:
                 if not passed:
                     raise op.exc_type(op.msg)
             del results[self.n_outputs :]
+        for i, dtype in self.retyped_outputs:
+            results[i] = results[i].view(dtype)
         for i in self.scalar_outputs:
             results[i] = results[i][()]
         if self.generator_keys is not None:

@@ -23,6 +23,7 @@ BOOL_RESULTS = frozenset(
     )
 )
 INT64_RESULTS = frozenset(("ArgMax", "ArgMin", "Shape", "Size", "NonZero"))
+INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 class Value:
@@ -52,9 +53,12 @@ class Value:
         return f"Value({self.name!r}, {self.dtype})"
 
     def operand(self, operand) -> str:
-        """The ONNX name of ``operand``: a value's, or a new constant's."""
+        """The ONNX name of ``operand``: a value's, a new constant's, or ``""``
+        for ``None`` (an omitted optional input)."""
         if isinstance(operand, Value):
             return operand.name
+        if operand is None:
+            return ""
         return self.builder.constant(operand, self.numbers)
 
     def result_dtype(self, op_type: str) -> str:
@@ -171,6 +175,16 @@ class Value:
     def __invert__(self):
         return self.apply("Not", self)
 
+    def shift_right(self, bits) -> "Value":
+        """``BitShift`` to the right by ``bits`` (unsigned integers)."""
+        return self.apply("BitShift", self, bits, direction="RIGHT")
+
+    def bitwise_and(self, other) -> "Value":
+        return self.apply("BitwiseAnd", self, other)
+
+    def bitwise_xor(self, other) -> "Value":
+        return self.apply("BitwiseXor", self, other)
+
     def eq(self, other):
         return self.apply("Equal", self, other)
 
@@ -216,11 +230,12 @@ class Value:
     def take_along(self, index, axis: int) -> "Value":
         return self.apply("GatherElements", self, index, axis=axis)
 
-    def slice(self, start, end, axis: int) -> "Value":
-        """``self[start:end]`` along ``axis``; bounds are ints or int64 vectors of one element."""
+    def slice(self, start, end=None, axis: int = 0) -> "Value":
+        """``self[start:end]`` along ``axis``; bounds are ints or int64 vectors
+        of one element, and ``end=None`` slices to the end."""
         start, end = (
             self.indices([bound]) if isinstance(bound, int) else bound
-            for bound in (start, end)
+            for bound in (start, INT64_MAX if end is None else end)
         )
         return self.apply("Slice", self, start, end, self.indices([axis]))
 
@@ -232,9 +247,9 @@ class Value:
         """The product along ``axes``, kept with length 1."""
         return self.apply("ReduceProd", self, self.indices(axes), keepdims=1)
 
-    def max(self, axes) -> "Value":
-        """The maximum along ``axes``, kept with length 1."""
-        return self.apply("ReduceMax", self, self.indices(axes), keepdims=1)
+    def max(self, axes, keepdims=True) -> "Value":
+        """The maximum along ``axes``, kept with length 1 unless ``keepdims`` is false."""
+        return self.apply("ReduceMax", self, self.indices(axes), keepdims=int(keepdims))
 
     def any(self) -> "Value":
         """Whether any element is true, a 0-d bool."""
@@ -245,9 +260,10 @@ class Value:
         """Whether every element is true, a 0-d bool (true when empty)."""
         return ~(~self).any()
 
-    def any_along(self, axes) -> "Value":
-        """Whether any element is true along ``axes`` (kept, of length 1)."""
-        return self.cast("uint8").max(axes).cast("bool")
+    def any_along(self, axes, keepdims=True) -> "Value":
+        """Whether any element is true along ``axes`` (kept, of length 1, unless
+        ``keepdims`` is false)."""
+        return self.cast("uint8").max(axes, keepdims).cast("bool")
 
     def expand(self, shape) -> "Value":
         return self.apply("Expand", self, shape)
@@ -292,6 +308,20 @@ def maximum(x: Value, y) -> Value:
 
 def minimum(x: Value, y) -> Value:
     return x.apply("Min", x, y)
+
+
+def select_max(a: Value, b) -> Value:
+    """``max(a, b)`` as ``Where(a < b, b, a)``.
+
+    Exact for int64, where onnxruntime 1.31's ``Max`` and ``Min`` compare the
+    low 32 bits as signed when the high halves are equal (wrong from 2**31 on).
+    """
+    return where(a < b, b, a)
+
+
+def select_min(a: Value, b) -> Value:
+    """``min(a, b)`` as ``Where(b < a, b, a)`` (see `select_max`)."""
+    return where(a.apply("Less", b, a), b, a)
 
 
 def concat(parts, axis: int) -> Value:

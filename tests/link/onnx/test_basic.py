@@ -1,19 +1,33 @@
+import os
+import pickle
+import subprocess
+import sys
+import threading
+
 import numpy as np
 import onnx
+import onnxruntime as ort
+import pytensor.raise_op
 import pytensor.sparse
 import pytensor.tensor as pt
 import pytensor.typed_list
 import pytest
 from pytensor.compile.mode import Mode, get_mode
 from pytensor.compile.sharedvalue import shared
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from pytensor.raise_op import Assert
 
 import pytensor
 from pytensor.link.onnx import ONNXLinker
+from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.session import ONNXRuntimeFailure
 from tests.link.onnx.utils import (
     compare_onnx_and_py,
     no_rewrites,
     onnx_mode,
     onnx_model_of,
+    py_mode,
 )
 
 
@@ -23,6 +37,30 @@ def test_mode_spellings(mode):
     fn = pytensor.function([x], x * 2, mode=mode)
     assert isinstance(fn.maker.linker, ONNXLinker)
     np.testing.assert_array_equal(fn(np.array([1.0, 2.0])), [2.0, 4.0])
+
+
+def test_the_mode_setting_takes_onnx():
+    x = pt.vector("x")
+    with pytensor.config.change_flags(mode="ONNX"):
+        fn = pytensor.function([x], x * 2)
+    assert isinstance(fn.maker.linker, ONNXLinker)
+    with pytest.raises(ValueError, match="Expected one of"):
+        pytensor.config.mode = "NOT_A_MODE"
+
+
+@pytest.mark.slow
+def test_pytensor_flags_select_the_onnx_mode_at_import():
+    script = (
+        "import pytensor, pytensor.tensor as pt\n"
+        "x = pt.vector('x')\n"
+        "print(pytensor.config.mode, type(pytensor.function([x], x).maker.linker).__name__)"
+    )
+    env = {**os.environ, "PYTENSOR_FLAGS": "mode=ONNX"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["ONNX", "ONNXLinker"]
 
 
 def test_one_model_one_session_per_function():
@@ -46,6 +84,18 @@ def test_linker_settings_survive_for_every_function():
     second = pytensor.function([x], x + 2, mode=mode)
     for fn in (first, second):
         assert onnx_model_of(fn).opset_import[0].version == 20
+
+
+@pytest.mark.parametrize("opset", [17, 18, 21])
+def test_the_linker_builds_models_at_its_opset(opset):
+    # Opset 17 takes ReduceMax's axes as an attribute, 18 as an input
+    m = pt.matrix("m")
+    mode = Mode(ONNXLinker(opset=opset), "fast_run")
+    fn = pytensor.function([m], [m.max(axis=0), m.sum(axis=1)], mode=mode)
+    assert onnx_model_of(fn).opset_import[0].version == opset
+    value = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(fn(value)[0], value.max(axis=0))
+    np.testing.assert_array_equal(fn(value)[1], value.sum(axis=1))
 
 
 def test_registering_twice_is_harmless():
@@ -219,3 +269,142 @@ def test_a_product_with_a_constant_close_to_one_is_kept(factor):
     # onnxruntime's NoopElimination would drop the Mul (the linker disables it)
     x = pt.vector("x")
     compare_onnx_and_py([x], pt.exp(pt.sin(x) * factor), [np.array([3.0, 0.5])])
+
+
+def test_compiled_functions_pickle_with_their_model(monkeypatch):
+    w = shared(np.array([1.0, 2.0]), name="w")
+    x = pt.vector("x")
+    fn = pytensor.function([x], (x * w).sum(), updates={w: w + 1}, mode="ONNX")
+    fn(np.ones(2))
+    pickled = pickle.dumps(fn)
+
+    def no_conversion(*args, **kwargs):
+        raise AssertionError("unpickling converted the graph again")
+
+    monkeypatch.setattr(pytensor.link.onnx.dispatch, "onnx_funcify", no_conversion)
+    copy = pickle.loads(pickled)
+    assert copy.maker.linker.onnx_model == onnx_model_of(fn)
+    assert copy(np.ones(2)) == fn(np.ones(2)) == 5.0
+    assert copy(np.ones(2)) == 7.0
+
+
+def test_session_options_survive_pickling():
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 2
+    x = pt.vector("x")
+    fn = pytensor.function(
+        [x], pt.exp(x), mode=Mode(ONNXLinker(session_options=options), "fast_run")
+    )
+    copy = pickle.loads(pickle.dumps(fn))
+    assert copy.maker.linker.session_options.intra_op_num_threads == 2
+    np.testing.assert_array_equal(copy(np.zeros(2)), [1.0, 1.0])
+
+
+@pytest.mark.parametrize("share_memory", [False, True])
+def test_copied_functions_update_like_in_other_modes(share_memory):
+    def calls(mode):
+        w = shared(np.array(1.0), name="w")
+        fn = pytensor.function([], w, updates={w: w * 2}, mode=mode)
+        copy = fn.copy(share_memory=share_memory)
+        return [fn(), fn(), copy(), copy(), w.get_value()]
+
+    assert calls("ONNX") == calls(py_mode)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "int32", "float64", "bool"])
+def test_outputs_have_the_numpy_types_of_other_modes(dtype):
+    x = pt.vector("x", dtype=dtype)
+    outputs = [x, x.sum(), pt.as_tensor(x.shape[0])]
+    onnx_fn = pytensor.function([x], outputs, mode="ONNX")
+    py_fn = pytensor.function([x], outputs, mode=py_mode)
+    value = np.array([1, 0, 1], dtype=dtype)
+    for onnx_value, py_value in zip(onnx_fn(value), py_fn(value), strict=True):
+        assert type(onnx_value) is type(py_value)
+        assert onnx_value.dtype.char == py_value.dtype.char
+        assert type(onnx_value[()]) is type(py_value[()])
+
+
+def test_concurrent_calls_lose_no_update_and_get_their_own_outputs():
+    counter = shared(np.array(0.0), name="counter")
+    x = pt.vector("x")
+    fn = pytensor.function(
+        [x], [x * 2, counter], updates={counter: counter + 1}, mode="ONNX"
+    )
+    fn(np.zeros(3))
+    wrong = []
+
+    def call_repeatedly(k):
+        value = np.full(3, float(k))
+        for _ in range(250):
+            doubled, _ = fn(value)
+            if not np.array_equal(doubled, 2 * value):
+                wrong.append(doubled)
+
+    threads = [threading.Thread(target=call_repeatedly, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong
+    assert counter.get_value() == 1 + 8 * 250
+
+
+def test_a_failed_assertion_applies_no_update():
+    counter = shared(np.array(0.0), name="counter")
+    x = pt.scalar("x")
+    checked = pytensor.raise_op.Assert("x must be positive")(x, x > 0)
+    fn = pytensor.function([x], checked, updates={counter: counter + 1}, mode="ONNX")
+    fn(1.0)
+    with pytest.raises(AssertionError, match="x must be positive"):
+        fn(-1.0)
+    assert counter.get_value() == 1.0
+
+
+def test_trusted_array_likes_are_converted():
+    class ArrayLike:
+        def __init__(self, values):
+            self.values = np.asarray(values)
+
+        def __array__(self, dtype=None, copy=None):
+            return self.values
+
+    x = pt.vector("x")
+    fn = pytensor.function([x], x * 2, mode="ONNX")
+    fn.trust_input = True
+    np.testing.assert_array_equal(fn(ArrayLike([1.0, 2.0])), [2.0, 4.0])
+
+
+class ReshapeToFour(Op):
+    """An Op whose (deliberately wrong) converter fails in onnxruntime at run time."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = inputs[0]
+
+
+@onnx_funcify.register(ReshapeToFour)
+def onnx_funcify_ReshapeToFour(op, node, builder, inputs, **kwargs):
+    return [builder.add("Reshape", [inputs[0], builder.constant([4], "int64")])]
+
+
+def test_a_run_failing_in_onnxruntime_names_the_pytensor_node(capfd):
+    x = pt.vector("x")
+    fn = pytensor.function([x], ReshapeToFour()(x), mode="ONNX")
+    with pytest.raises(ONNXRuntimeFailure, match="ReshapeToFour") as failure:
+        fn(np.ones(3))
+    assert failure.value.node.op == ReshapeToFour()
+    assert "onnxruntime" not in capfd.readouterr().err
+
+
+def test_a_failing_check_explains_a_failed_run():
+    v, i = pt.vector("v"), pt.lscalar("i")
+    in_range = Assert("i is out of range")(i, pt.lt(i, v.shape[0]))
+    fn = pytensor.function([v, i], ReshapeToFour()(v)[in_range], mode="ONNX")
+    with pytest.raises(AssertionError, match="i is out of range"):
+        fn(np.ones(3), 7)
+    with pytest.raises(ONNXRuntimeFailure):
+        fn(np.ones(3), 1)

@@ -1,5 +1,5 @@
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import singledispatch
 
 import numpy as np
@@ -16,7 +16,7 @@ from pytensor.tensor.type_other import NoneTypeT, SliceType
 from pytensor.typed_list.type import TypedListType
 
 import onnx
-from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder
+from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder, at_opset
 
 
 # PyTensor < 3 passes slices and new axes to advanced indexing as graph values;
@@ -227,6 +227,38 @@ def random_generator_failure(node) -> ConversionFailure | None:
     return ConversionFailure(node.outputs[0], node, RANDOM_GENERATOR_REASON, message)
 
 
+def convert_nodes(nodes, names, constant, convert):
+    """Convert PyTensor ``nodes``, in topological order, into ONNX values.
+
+    The one walk over a graph's nodes, for whole graphs, inner graphs and
+    ``Composite`` scalar graphs.
+
+    Parameters
+    ----------
+    nodes
+        The Apply nodes, each after the nodes computing its inputs.
+    names
+        ``{variable: ONNX value}``, holding the graph's inputs; every output
+        of ``nodes`` is added to it.
+    constant
+        ``constant(var)`` is the ONNX value of a constant met as an input.
+    convert
+        ``convert(node, inputs)`` adds the nodes computing ``node`` from the
+        ONNX values ``inputs`` and returns those of its outputs.
+    """
+    for node in nodes:
+        for var in node.inputs:
+            if var not in names:
+                if not isinstance(var, Constant):
+                    raise ValueError(
+                        f"{var} is neither an input nor computed before {node}"
+                    )
+                names[var] = constant(var)
+        inputs = [names[var] for var in node.inputs]
+        names.update(zip(node.outputs, convert(node, inputs), strict=True))
+    return names
+
+
 @onnx_funcify.register(FunctionGraph)
 def onnx_funcify_FunctionGraph(
     fgraph,
@@ -246,7 +278,9 @@ def onnx_funcify_FunctionGraph(
     fgraph
         The (rewritten) graph to convert.
     opset
-        Opset version of the default ONNX domain.
+        Opset version of the default ONNX domain of the model. Converters
+        write the operators of :data:`~pytensor.link.onnx.builder.DEFAULT_OPSET`;
+        an older opset is reached with onnx's version converter.
     input_names, output_names
         Preferred names of the graph inputs and outputs; default to the
         variables' names (or ``input_i`` / ``output_i``).
@@ -262,8 +296,10 @@ def onnx_funcify_FunctionGraph(
     ONNXConversionError
         Listing every input, constant and node that cannot be converted (not
         only the first one).
+    OpsetError
+        If the model cannot be expressed at ``opset``.
     """
-    builder = ONNXGraphBuilder(opset=opset, keep_checks=keep_checks)
+    builder = ONNXGraphBuilder(opset=max(opset, DEFAULT_OPSET), keep_checks=keep_checks)
     names: dict[Variable, str] = {}
     failures: list[ConversionFailure] = []
     sources: dict[str, Apply] = {}
@@ -310,14 +346,7 @@ def onnx_funcify_FunctionGraph(
         or [out.name or f"output_{i}" for i, out in enumerate(fgraph.outputs)]
     ]
 
-    for node in fgraph.toposort():
-        for inp in node.inputs:
-            if inp not in names:
-                if not isinstance(inp, Constant):
-                    raise ValueError(
-                        f"{inp} is neither an input nor computed before {node}"
-                    )
-                names[inp] = convert_constant(inp)
+    def convert(node, inputs):
         first_new_node = len(builder.nodes)
         uses_generators = random_generators and isinstance(
             node.op, RANDOM_GENERATOR_OPS
@@ -342,7 +371,7 @@ def onnx_funcify_FunctionGraph(
                     node.op,
                     node=node,
                     builder=builder,
-                    inputs=[names[inp] for inp in node.inputs],
+                    inputs=inputs,
                     value_names=names,
                 )
             except NotImplementedError as err:
@@ -356,7 +385,9 @@ def onnx_funcify_FunctionGraph(
         sources.update(
             (onnx_node.name, node) for onnx_node in builder.nodes[first_new_node:]
         )
-        names.update(zip(node.outputs, output_values, strict=True))
+        return output_values
+
+    convert_nodes(fgraph.toposort(), names, convert_constant, convert)
 
     for out, name in zip(fgraph.outputs, output_names, strict=True):
         if out not in names:
@@ -375,7 +406,7 @@ def onnx_funcify_FunctionGraph(
     )
     if failures:
         raise ONNXConversionError(failures, partial=converted)
-    return converted
+    return replace(converted, model=at_opset(converted.model, opset))
 
 
 # Why the Ops that converters reject outright cannot convert, by Op class

@@ -6,10 +6,10 @@ bodies of ``Scan`` loops and the branches of ``If``.
 """
 
 from pytensor.compile.builders import OpFromGraph
-from pytensor.graph.basic import Constant
 from pytensor.graph.traversal import io_toposort
 
 from pytensor.link.onnx.dispatch.basic import (
+    convert_nodes,
     onnx_funcify,
     onnx_typify,
     unsupported_type_reason,
@@ -39,37 +39,31 @@ def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
     NotImplementedError
         Naming the inner Op and variable that cannot be converted.
     """
-    names = dict(zip(inner_inputs, input_names, strict=True))
 
-    def name_of(var):
-        if var not in names:
-            if not isinstance(var, Constant):
-                raise ValueError(f"{var} is neither an input nor computed in the graph")
-            if reason := unsupported_type_reason(var):
-                raise NotImplementedError(
-                    f"its inner graph has the constant {var}, but {reason}"
-                )
-            names[var] = builder.constant(
-                onnx_typify(var.data, dtype=var.type.dtype), hint="const"
+    def constant(var):
+        if reason := unsupported_type_reason(var):
+            raise NotImplementedError(
+                f"its inner graph has the constant {var}, but {reason}"
             )
-        return names[var]
+        return builder.constant(
+            onnx_typify(var.data, dtype=var.type.dtype), hint="const"
+        )
 
-    for node in io_toposort(inner_inputs, inner_outputs):
-        node_inputs = [name_of(var) for var in node.inputs]
+    def convert(node, inputs):
         try:
             for out in node.outputs:
                 if reason := unsupported_type_reason(out):
                     raise NotImplementedError(reason)
-            outputs = onnx_funcify(
-                node.op, node=node, builder=builder, inputs=node_inputs
-            )
+            return onnx_funcify(node.op, node=node, builder=builder, inputs=inputs)
         except NotImplementedError as err:
             raise NotImplementedError(
                 f"its inner graph computes {node.outputs[0]} with the Op {node.op} "
                 f"(class {type(node.op).__name__}), which cannot be converted: {err}"
             ) from err
-        names.update(zip(node.outputs, outputs, strict=True))
-    return [name_of(out) for out in inner_outputs]
+
+    names = dict(zip(inner_inputs, input_names, strict=True))
+    convert_nodes(io_toposort(inner_inputs, inner_outputs), names, constant, convert)
+    return [names[out] if out in names else constant(out) for out in inner_outputs]
 
 
 @onnx_funcify.register(OpFromGraph)

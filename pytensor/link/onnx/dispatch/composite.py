@@ -8,7 +8,7 @@ to the output's shape where they could be smaller.
 import pytensor.scalar.basic as ps
 from pytensor.tensor.type import TensorType
 
-from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.basic import convert_nodes, onnx_funcify
 
 
 def may_be_smaller_than_output(node, dependencies) -> bool:
@@ -45,26 +45,29 @@ def expand_to_output(builder, node, inputs, value, dependencies):
 def onnx_funcify_Composite(op, node, builder, inputs, **kwargs):
     fgraph = op.fgraph
     values = dict(zip(fgraph.inputs, inputs, strict=True))
-    # The outer inputs each inner value is broadcast with
+    # The outer inputs each inner value is broadcast with; none for constants
     depends_on = {inner: {i} for i, inner in enumerate(fgraph.inputs)}
 
-    def value_of(var):
-        if var not in values:
-            values[var] = builder.constant(var.data, var.type.dtype)
-            depends_on[var] = set()
-        return values[var]
+    def constant(var):
+        return builder.constant(var.data, var.type.dtype)
 
-    for inner_node in fgraph.toposort():
-        inner_inputs = [value_of(var) for var in inner_node.inputs]
-        outputs = onnx_funcify(
+    def convert(inner_node, inner_inputs):
+        dependencies = set().union(
+            *(depends_on.get(var, ()) for var in inner_node.inputs)
+        )
+        depends_on.update(dict.fromkeys(inner_node.outputs, dependencies))
+        return onnx_funcify(
             inner_node.op, node=inner_node, builder=builder, inputs=inner_inputs
         )
-        dependencies = set().union(*(depends_on[var] for var in inner_node.inputs))
-        for var, value in zip(inner_node.outputs, outputs, strict=True):
-            values[var] = value
-            depends_on[var] = dependencies
 
+    convert_nodes(fgraph.toposort(), values, constant, convert)
     return [
-        expand_to_output(builder, node, inputs, value_of(out), depends_on[out])
+        expand_to_output(
+            builder,
+            node,
+            inputs,
+            values[out] if out in values else constant(out),
+            depends_on.get(out, set()),
+        )
         for out in fgraph.outputs
     ]

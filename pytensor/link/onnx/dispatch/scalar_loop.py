@@ -14,7 +14,6 @@ from pytensor.link.onnx.dispatch.builders import convert_inner_graph
 from pytensor.link.onnx.dispatch.composite import may_be_smaller_than_output
 from pytensor.link.onnx.dispatch.scalar import where
 from pytensor.link.onnx.dispatch.shape import (
-    add_runtime_check,
     any_true,
     int64_constant,
 )
@@ -51,7 +50,7 @@ def check_non_negative_steps(builder, steps, shape):
         builder, builder.add("Equal", [shape, int64_constant(builder, 0, hint="zero")])
     )
     condition = builder.add("Or", [non_negative, is_empty])
-    add_runtime_check(builder, condition, ValueError, NEGATIVE_STEPS_MESSAGE)
+    builder.require(condition, ValueError, NEGATIVE_STEPS_MESSAGE)
 
 
 def max_steps(builder, steps):

@@ -23,14 +23,8 @@ from pytensor.tensor.subtensor import Subtensor, indices_from_subtensor
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
-from pytensor.link.onnx.dispatch.extra_ops import along_axis, to_scalar
-from pytensor.link.onnx.dispatch.shape import (
-    add_runtime_check,
-    dim_size,
-    int64_constant,
-    int64_max,
-)
 from pytensor.link.onnx.rewrites import onnx_rewrites
+from pytensor.link.onnx.value import Value, concat, select_max, where
 
 
 def rewritten_inner_graph(op):
@@ -44,11 +38,6 @@ def rewritten_inner_graph(op):
     if isinstance(provided, RewriteDatabaseQuery):
         onnx_rewrites(provided).rewrite(fgraph)
     return fgraph
-
-
-def first_length(builder, x):
-    """The length of the first axis of ``x`` as a 0-d int64."""
-    return to_scalar(builder, dim_size(builder, x, 0))
 
 
 def length_bound(var) -> int | None:
@@ -68,26 +57,16 @@ def length_bound(var) -> int | None:
     return None
 
 
-def stack_one(builder, value):
-    """``value[None]``."""
-    return builder.add("Unsqueeze", [value, int64_constant(builder, [0])])
-
-
-def with_rows_like(builder, trace, like):
+def with_rows_like(trace: Value, like: Value) -> Value:
     """``trace`` reshaped to its length followed by the other dimensions of ``like``.
 
     A ``Loop`` that runs no step returns scan outputs whose dimensions
     onnxruntime does not know; this gives them the dimensions of the state.
     """
-    shape = builder.add(
-        "Concat",
-        [dim_size(builder, trace, 0), builder.add("Shape", [like], start=1)],
-        axis=0,
-    )
-    return builder.add("Reshape", [trace, shape], allowzero=1)
+    return trace.reshape(concat([trace.shape(0, 1), like.shape(1)], axis=0))
 
 
-def outer_buffer(builder, trace, size, dtype, missing_steps=None):
+def outer_buffer(trace: Value, size: Value, missing_steps=None) -> Value:
     """A traced output as ``Scan`` returns it in an outer buffer of ``size`` entries.
 
     ``trace`` holds the initial taps followed by the value of every step (or
@@ -95,25 +74,18 @@ def outer_buffer(builder, trace, size, dtype, missing_steps=None):
     or, for a shorter ``trace``, ``trace`` padded with zeros then shortened by
     ``missing_steps``, the steps a while loop did not run.
     """
-    zero = builder.constant(0, "int64")
-    length = first_length(builder, trace)
-    n_zeros = int64_max(builder, builder.add("Sub", [size, length]), zero)
-    zeros_shape = builder.add(
-        "Concat",
-        [stack_one(builder, n_zeros), builder.add("Shape", [trace], start=1)],
-        axis=0,
+    length = trace.dim(0)
+    n_zeros = select_max(size - length, size.constant(0))
+    zeros = trace.constant(0).expand(
+        concat([n_zeros.unsqueeze([0]), trace.shape(1)], 0)
     )
-    zeros = builder.add("Expand", [builder.constant(0, dtype), zeros_shape])
-    padded = builder.add("Concat", [trace, zeros], axis=0)
-    start = int64_max(builder, builder.add("Sub", [length, size]), zero)
-    end = builder.add("Add", [start, size])
+    padded = concat([trace, zeros], axis=0)
+    start = select_max(length - size, size.constant(0))
+    end = start + size
     if missing_steps is not None:
-        shortened = int64_max(builder, builder.add("Sub", [size, missing_steps]), zero)
-        is_padded = builder.add("Greater", [n_zeros, zero])
-        end = builder.add("Where", [is_padded, shortened, end])
-    return along_axis(
-        builder, padded, stack_one(builder, start), stack_one(builder, end)
-    )
+        shortened = select_max(size - missing_steps, size.constant(0))
+        end = where(n_zeros > 0, shortened, end)
+    return padded.slice(start.unsqueeze([0]), end.unsqueeze([0]), axis=0)
 
 
 def needs_trace(buffer_var, taps) -> bool:
@@ -123,17 +95,16 @@ def needs_trace(buffer_var, taps) -> bool:
     return bound is None or bound > -min(taps)
 
 
-def traced_output(builder, size, dtype, initial, final, steps, missing_steps):
+def traced_output(size, initial, final, steps, missing_steps) -> Value:
     """A mit-sot or sit-sot output in an outer buffer of ``size`` entries.
 
     ``initial`` and ``final`` are its first and last windows of values and
     ``steps`` its values at every step, if the buffer needs them.
     """
     if steps is None:
-        return outer_buffer(builder, final, size, dtype)
-    steps = with_rows_like(builder, steps, initial)
-    trace = builder.add("Concat", [initial, steps], axis=0)
-    return outer_buffer(builder, trace, size, dtype, missing_steps)
+        return outer_buffer(final, size)
+    trace = concat([initial, with_rows_like(steps, initial)], axis=0)
+    return outer_buffer(trace, size, missing_steps)
 
 
 class ScanLoop:
@@ -147,200 +118,206 @@ class ScanLoop:
     def __init__(self, builder, hint):
         self.builder = builder
         self.body = builder.loop_body(hint)
-        self.iteration = self.body.inputs[0].name
+        self.iteration = self.body.value(self.body.inputs[0].name, "int64")
         self.initial_values = []
-        self.carried_types = []
+        self.carried_shapes = []
         self.updates = []
         self.traces = []
 
-    def carry(self, initial, hint, dtype, shape):
-        """Declare a loop-carried value; return its name in the body."""
+    def carry(self, initial: Value, hint, shape) -> Value:
+        """Declare a loop-carried value; return it in the body."""
         self.initial_values.append(initial)
-        self.carried_types.append((hint, dtype, shape))
-        return self.body.add_input(hint, dtype, shape)
+        self.carried_shapes.append((hint, shape))
+        return self.body.value(
+            self.body.add_input(hint, initial.dtype, shape), initial.dtype
+        )
 
-    def update(self, value):
+    def update(self, value: Value):
         self.updates.append(value)
 
-    def trace(self, value, hint, dtype, ndim):
+    def trace(self, value: Value, hint, ndim):
         """Stack ``value`` over the steps; return the index of the stacked output."""
-        self.traces.append((value, hint, dtype, (None,) * ndim))
+        self.traces.append((value, hint, (None,) * ndim))
         return len(self.traces) - 1
 
-    def add_loop(self, n_steps, keep_going, more_steps):
+    def add_loop(self, n_steps: Value, keep_going: Value, more_steps):
         """Add the ``Loop``; return the final carried values and the stacked traces."""
         body = self.body
-        body.add_output(keep_going, "keep_going", "bool", ())
-        for value, (hint, dtype, shape) in zip(
-            self.updates, self.carried_types, strict=True
-        ):
-            body.add_output(value, hint, dtype, shape)
-        for value, hint, dtype, shape in self.traces:
-            body.add_output(value, hint, dtype, shape)
-        outputs = self.builder.add_multi(
+        body.add_output(keep_going.name, "keep_going", "bool", ())
+        for value, (hint, shape) in zip(self.updates, self.carried_shapes, strict=True):
+            body.add_output(value.name, hint, value.dtype, shape)
+        for value, hint, shape in self.traces:
+            body.add_output(value.name, hint, value.dtype, shape)
+        outputs = n_steps.apply_multi(
             "Loop",
-            [n_steps, more_steps, *self.initial_values],
-            n_outputs=len(self.updates) + len(self.traces),
+            n_steps,
+            more_steps,
+            *self.initial_values,
+            dtypes=[v.dtype for v in self.updates]
+            + [v.dtype for v, _, _ in self.traces],
             body=body.make_graph(),
-            hint="scan",
         )
         n_carried = len(self.updates)
         return outputs[:n_carried], outputs[n_carried:]
 
 
-def check_steps(builder, n_steps, sequences):
+def check_steps(n_steps: Value, sequences):
     """Raise like ``Scan`` for a negative number of steps or too short sequences."""
-    zero = builder.constant(0, "int64")
-    add_runtime_check(
-        builder,
-        builder.add("GreaterOrEqual", [n_steps, zero]),
-        IndexError,
-        "Scan was asked to run for negative number of step",
-    )
+    builder = n_steps.builder
+    message = "Scan was asked to run for negative number of step"
+    builder.require(n_steps >= 0, IndexError, message)
     for index, sequence in enumerate(sequences):
-        add_runtime_check(
-            builder,
-            builder.add("GreaterOrEqual", [first_length(builder, sequence), n_steps]),
+        builder.require(
+            sequence.dim(0) >= n_steps,
             ValueError,
             f"Sequence {index} is shorter than the Scan's required number of steps",
         )
 
 
-def shifted(builder, iteration, offset):
-    """``iteration + offset`` (an int64 value), without a node when ``offset`` is 0."""
-    if offset == 0:
-        return iteration
-    return builder.add("Add", [iteration, builder.constant(offset, "int64")])
+def shifted(iteration: Value, offset: int) -> Value:
+    """``iteration + offset``, without a node when ``offset`` is 0."""
+    return iteration if offset == 0 else iteration + offset
 
 
 def carry_mit_mot(loop, buffers, buffer_vars, in_taps):
-    """Carry the mit-mot buffers; return their body names and the inner tap values.
+    """Carry the mit-mot buffers; return them in the body and the inner tap values.
 
     The buffer of a mit-mot output is read at ``iteration + tap - min(taps)``.
     """
-    body, carried, tap_values = loop.body, [], []
+    carried, tap_values = [], []
     for buffer, var, taps in zip(buffers, buffer_vars, in_taps, strict=True):
-        carried_buffer = loop.carry(buffer, "mit_mot", var.type.dtype, var.type.shape)
+        carried_buffer = loop.carry(buffer, "mit_mot", var.type.shape)
         carried.append(carried_buffer)
         for tap in taps:
-            index = shifted(body, loop.iteration, tap - min(taps))
-            tap_values.append(body.add("Gather", [carried_buffer, index], axis=0))
+            index = shifted(loop.iteration, tap - min(taps))
+            tap_values.append(carried_buffer.take(index, axis=0))
     return carried, tap_values
 
 
 def update_mit_mot(loop, buffers, in_taps, out_taps, new_values):
     """Write the new mit-mot values at ``iteration + tap - min(input taps)``."""
-    body = loop.body
     new_values = iter(new_values)
     for buffer, taps, written_taps in zip(buffers, in_taps, out_taps, strict=True):
-        position = body.add("Unsqueeze", [loop.iteration, int64_constant(body, [0, 1])])
-        offsets = [[tap - min(taps)] for tap in written_taps]
-        indices = body.add("Add", [position, int64_constant(body, offsets)])
-        written = [stack_one(body, next(new_values)) for _ in written_taps]
+        position = loop.iteration.unsqueeze([0, 1])
+        indices = position + position.indices(
+            [[tap - min(taps)] for tap in written_taps]
+        )
+        written = [next(new_values).unsqueeze([0]) for _ in written_taps]
         if len(written) > 1:
-            written = [body.add("Concat", written, axis=0)]
-        loop.update(body.add("ScatterND", [buffer, indices, *written]))
+            written = [concat(written, axis=0)]
+        loop.update(buffer.apply("ScatterND", buffer, indices, *written))
 
 
 def carry_windows(loop, buffers, buffer_vars, in_taps):
     """Carry the last ``-min(taps)`` values of each mit-sot or sit-sot output.
 
-    Return the initial windows, their body names and the inner tap values.
+    Return the initial windows, their body values and the inner tap values.
     A sit-sot window is carried as its only value.
     """
-    builder, body = loop.builder, loop.body
     initial_windows, windows, tap_values = [], [], []
     for buffer, var, taps in zip(buffers, buffer_vars, in_taps, strict=True):
         depth = -min(taps)
-        initial = along_axis(builder, buffer, 0, depth)
+        initial = buffer.slice(0, depth, axis=0)
         initial_windows.append(initial)
-        dtype = var.type.dtype
         if taps == (-1,):
-            first = builder.add("Gather", [buffer, builder.constant(0, "int64")])
-            windows.append(loop.carry(first, "sit_sot", dtype, var.type.shape[1:]))
+            first = buffer.apply("Gather", buffer, buffer.constant(0, "int64"))
+            windows.append(loop.carry(first, "sit_sot", var.type.shape[1:]))
             tap_values.append(windows[-1])
             continue
-        window = loop.carry(initial, "mit_sot", dtype, (depth, *var.type.shape[1:]))
+        window = loop.carry(initial, "mit_sot", (depth, *var.type.shape[1:]))
         windows.append(window)
         for tap in taps:
-            index = body.constant(depth + tap, "int64")
-            tap_values.append(body.add("Gather", [window, index], axis=0))
+            tap_values.append(window.take(window.constant(depth + tap, "int64"), 0))
     return initial_windows, windows, tap_values
 
 
 def update_windows(loop, windows, in_taps, new_values):
-    body = loop.body
     for window, taps, value in zip(windows, in_taps, new_values, strict=True):
         if taps == (-1,):
             loop.update(value)
         else:
-            older = along_axis(body, window, 1)
-            loop.update(body.add("Concat", [older, stack_one(body, value)], axis=0))
+            loop.update(concat([window.slice(1), value.unsqueeze([0])], axis=0))
 
 
 def carry_checks(loop, checks):
     """Carry whether each runtime check of the body held at every step so far."""
+    true = loop.builder.value(loop.builder.constant(True, "bool"), "bool")
     for condition, _ in checks:
-        held = loop.carry(loop.builder.constant(True, "bool"), "check", "bool", ())
-        loop.update(loop.body.add("And", [held, condition]))
+        held = loop.carry(true, "check", ())
+        loop.update(held & loop.body.value(condition, "bool"))
     return [op for _, op in checks]
 
 
 def steps_run_so_far(loop):
     """Carry the number of steps run, for while loops."""
-    body = loop.body
-    count = loop.carry(loop.builder.constant(0, "int64"), "n_steps_run", "int64", ())
-    loop.update(body.add("Add", [count, body.constant(1, "int64")]))
+    zero = loop.builder.value(loop.builder.constant(0, "int64"), "int64")
+    count = loop.carry(zero, "n_steps_run", ())
+    loop.update(count + 1)
+
+
+def values_of(builder, names, variables):
+    return [
+        builder.value(name, var.type.dtype)
+        for name, var in zip(names, variables, strict=True)
+    ]
 
 
 @onnx_funcify.register(Scan)
 def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
     info = op.info
     fgraph = rewritten_inner_graph(op)
-    n_steps = builder.cast(inputs[0], node.inputs[0].type.dtype, "int64")
+    outer = values_of(builder, inputs, node.inputs)
+    n_steps = outer[0].cast("int64")
     if builder.keep_checks:
-        check_steps(builder, n_steps, op.outer_seqs(inputs))
+        check_steps(n_steps, op.outer_seqs(outer))
 
     loop = ScanLoop(builder, f"{op.name or 'scan'}_body")
     body = loop.body
     if info.as_while:
         steps_run_so_far(loop)
     sequence_steps = [
-        body.add("Gather", [sequence, loop.iteration], axis=0, hint="sequence_step")
-        for sequence in op.outer_seqs(inputs)
+        sequence.into(body).take(loop.iteration, axis=0)
+        for sequence in op.outer_seqs(outer)
     ]
     mit_mot_buffers, mit_mot_tap_values = carry_mit_mot(
         loop,
-        op.outer_mitmot(inputs),
+        op.outer_mitmot(outer),
         op.outer_mitmot(node.inputs),
         info.mit_mot_in_slices,
     )
     tap_slices = info.mit_sot_in_slices + info.sit_sot_in_slices
-    traced_buffers = op.outer_mitsot(inputs) + op.outer_sitsot(inputs)
+    traced_buffers = op.outer_mitsot(outer) + op.outer_sitsot(outer)
     traced_vars = op.outer_mitsot(node.inputs) + op.outer_sitsot(node.inputs)
     initial_windows, windows, window_tap_values = carry_windows(
         loop, traced_buffers, traced_vars, tap_slices
     )
     untraced = [
-        loop.carry(value, "untraced_sit_sot", var.type.dtype, var.type.shape)
+        loop.carry(value, "untraced_sit_sot", var.type.shape)
         for value, var in zip(
-            op.outer_untraced_sit_sot(inputs),
+            op.outer_untraced_sit_sot(outer),
             op.outer_untraced_sit_sot(node.inputs),
             strict=True,
         )
     ]
 
-    inner_outputs = convert_inner_graph(
+    inner_outputs = values_of(
         body,
-        fgraph.inputs,
+        convert_inner_graph(
+            body,
+            fgraph.inputs,
+            fgraph.outputs,
+            [
+                value.name
+                for value in (
+                    *sequence_steps,
+                    *mit_mot_tap_values,
+                    *window_tap_values,
+                    *untraced,
+                    *op.outer_non_seqs(outer),
+                )
+            ],
+        ),
         fgraph.outputs,
-        [
-            *sequence_steps,
-            *mit_mot_tap_values,
-            *window_tap_values,
-            *untraced,
-            *op.outer_non_seqs(inputs),
-        ],
     )
 
     update_mit_mot(
@@ -359,13 +336,13 @@ def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
     check_ops = carry_checks(loop, body.checks)
 
     trace_index = [
-        loop.trace(value, "trace", var.type.dtype, var.type.ndim - 1)
+        loop.trace(value, "trace", var.type.ndim - 1)
         if needs_trace(var, taps)
         else None
         for value, var, taps in zip(new_traced, traced_vars, tap_slices, strict=True)
     ]
     nit_sot_index = [
-        loop.trace(value, "nit_sot", var.type.dtype, var.type.ndim - 1)
+        loop.trace(value, "nit_sot", var.type.ndim - 1)
         for value, var in zip(
             op.inner_nitsot_outs(inner_outputs),
             op.outer_nitsot_outs(node.outputs),
@@ -374,37 +351,33 @@ def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
     ]
 
     if info.as_while:
-        until = body.cast(inner_outputs[-1], fgraph.outputs[-1].type.dtype, "bool")
-        keep_going = body.add("Not", [until])
-        more_steps = builder.constant(True, "bool")
+        keep_going = ~inner_outputs[-1].cast("bool")
+        more_steps = n_steps.constant(True, "bool")
     else:
-        keep_going = body.inputs[1].name
-        more_steps = ""
+        keep_going = body.value(body.inputs[1].name, "bool")
+        more_steps = None
     finals, traces = loop.add_loop(n_steps, keep_going, more_steps)
 
     finals = iter(finals)
     missing_steps = None
     if info.as_while:
-        missing_steps = builder.add("Sub", [n_steps, next(finals)])
+        missing_steps = n_steps - next(finals)
     mit_mot_outputs = [next(finals) for _ in mit_mot_buffers]
     final_windows = [next(finals) for _ in windows]
     untraced_outputs = [next(finals) for _ in untraced]
     for passed, check_op in zip(finals, check_ops, strict=True):
-        builder.checks.append((passed, check_op))
+        builder.checks.append((passed.name, check_op))
 
     traced_outputs = [
         traced_output(
-            builder,
-            first_length(builder, buffer),
-            var.type.dtype,
+            buffer.dim(0),
             initial,
-            final if taps != (-1,) else stack_one(builder, final),
+            final if taps != (-1,) else final.unsqueeze([0]),
             None if index is None else traces[index],
             missing_steps,
         )
-        for buffer, var, taps, initial, final, index in zip(
+        for buffer, taps, initial, final, index in zip(
             traced_buffers,
-            traced_vars,
             tap_slices,
             initial_windows,
             final_windows,
@@ -413,19 +386,8 @@ def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
         )
     ]
     nit_sot_outputs = [
-        outer_buffer(
-            builder,
-            traces[index],
-            builder.cast(size, var.type.dtype, "int64"),
-            out.type.dtype,
-            missing_steps,
-        )
-        for index, size, var, out in zip(
-            nit_sot_index,
-            op.outer_nitsot(inputs),
-            op.outer_nitsot(node.inputs),
-            op.outer_nitsot_outs(node.outputs),
-            strict=True,
-        )
+        outer_buffer(traces[index], size.cast("int64"), missing_steps)
+        for index, size in zip(nit_sot_index, op.outer_nitsot(outer), strict=True)
     ]
-    return [*mit_mot_outputs, *traced_outputs, *nit_sot_outputs, *untraced_outputs]
+    outputs = [*mit_mot_outputs, *traced_outputs, *nit_sot_outputs, *untraced_outputs]
+    return [output.name for output in outputs]

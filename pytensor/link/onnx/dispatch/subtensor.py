@@ -310,11 +310,6 @@ def onnx_funcify_AdvancedSubtensor1(op, node, builder, inputs, **kwargs):
     return [builder.add("Gather", [x, indices], axis=0)]
 
 
-def require(builder, condition: str, exc_type, message: str):
-    """Raise ``exc_type(message)`` when the bool scalar ``condition`` is false."""
-    builder.require(condition, exc_type, message, is_scalar=True)
-
-
 @dataclass(frozen=True)
 class ArrayIndex:
     """An int64 index array for one axis (a boolean mask yields one per axis)."""
@@ -338,11 +333,11 @@ def mask_indices(builder, mask: Index, dims: Dims, first_axis: int) -> list:
                 ),
             ],
         )
-        require(
-            builder,
+        builder.require(
             all_true(builder, same_shape),
             IndexError,
             "boolean index did not match the shape of the indexed dimensions",
+            is_scalar=True,
         )
     nonzero = builder.add("NonZero", [mask.name], hint="nonzero")
     return [
@@ -629,9 +624,9 @@ def require_no_runtime_broadcast(builder, op, node, inputs):
         )
         broadcasts = either(builder, broadcasts, stretched)
     if isinstance(broadcasts, str):
-        require(
-            builder,
+        builder.require(
             negate(builder, broadcasts),
             ValueError,
             op._runtime_broadcast_error_msg,
+            is_scalar=True,
         )

@@ -24,7 +24,6 @@ from pytensor.typed_list.basic import (
 from pytensor.link.onnx.builder import onnx_dtype
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.shape import (
-    add_runtime_check,
     all_true,
     any_true,
     int64_max,
@@ -161,7 +160,7 @@ def onnx_funcify_GetItem(op, node, builder, inputs, **kwargs):
             builder.add("Less", [index, n]),
         ],
     )
-    add_runtime_check(builder, in_range, IndexError, "list index out of range")
+    builder.require(in_range, IndexError, "list index out of range")
     # The check raises after the model ran: an invalid index must not fail before
     placeholder = builder.constant(
         np.zeros((0,) * ttype.ndim, dtype=ttype.dtype), ttype.dtype, hint="placeholder"
@@ -204,8 +203,7 @@ def slice_positions(builder, node, bounds: slice, n: str) -> str:
     elif not isinstance(bounds.step, int | np.integer) or bounds.step == 0:
         is_zero = builder.add("Equal", [step, int64(builder, 0)])
         if builder.keep_checks:
-            add_runtime_check(
-                builder,
+            builder.require(
                 builder.add("Not", [is_zero]),
                 ValueError,
                 "slice step cannot be zero",
@@ -331,9 +329,7 @@ def first_match(builder, node, inputs) -> tuple[str, str]:
 def onnx_funcify_Index(op, node, builder, inputs, **kwargs):
     position, n = first_match(builder, node, inputs)
     if builder.keep_checks:
-        add_runtime_check(
-            builder, builder.add("Less", [position, n]), ValueError, "x not in list"
-        )
+        builder.require(builder.add("Less", [position, n]), ValueError, "x not in list")
     return [position]
 
 

@@ -8,7 +8,12 @@ from pytensor.compile.sharedvalue import SharedVariable
 
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from pytensor.link.onnx.builder import DEFAULT_OPSET, UniqueNames, sanitize_name
+from pytensor.link.onnx.builder import (
+    DEFAULT_OPSET,
+    OpsetError,
+    UniqueNames,
+    sanitize_name,
+)
 from pytensor.link.onnx.dispatch import onnx_funcify
 from pytensor.link.onnx.dispatch.basic import ONNXConversionError, is_sequence
 from pytensor.link.onnx.export.exportable import (
@@ -37,6 +42,30 @@ from pytensor.link.onnx.passes.graphs import (
 
 PRODUCER = "pytensor-onnx"
 PROTOBUF_LIMIT = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """Everything :func:`export_onnx` was asked for: its keyword parameters."""
+
+    opset: int = DEFAULT_OPSET
+    target: str | None = "onnxruntime"
+    dtype: str | None = None
+    input_names: Sequence | Mapping | None = None
+    output_names: Sequence | Mapping | None = None
+    dims: Mapping | None = None
+    weights_as_inputs: Sequence = ()
+    doc_string: str = ""
+    model_version: int = 0
+    verify: bool | str | Sequence = False
+    example_inputs: Sequence | Mapping | None = None
+    test_data: bool = False
+    external_data: bool | None = None
+
+    def unsupported(self, problems) -> UnsupportedGraphError:
+        """The error reporting ``problems`` for an export with these options."""
+        report = SupportReport(self.target, self.opset, self.dtype, tuple(problems))
+        return UnsupportedGraphError(report)
 
 
 @dataclass(frozen=True)
@@ -233,10 +262,7 @@ def export_onnx(
     >>> "w" in {t.name for t in model.graph.initializer}
     True
     """
-    if test_data and path is None:
-        raise ValueError("test_data=True needs a path to write the test data next to")
-    prepared = prepare_export(
-        source,
+    options = ExportOptions(
         opset=opset,
         target=target,
         dtype=dtype,
@@ -246,7 +272,20 @@ def export_onnx(
         weights_as_inputs=weights_as_inputs,
         doc_string=doc_string,
         model_version=model_version,
+        verify=verify,
+        example_inputs=example_inputs,
+        test_data=test_data,
+        external_data=external_data,
     )
+    return write_export(source, path, options)
+
+
+def write_export(source, path, options: ExportOptions) -> onnx.ModelProto:
+    """Prepare the export of ``source`` and write it to ``path`` (see :func:`export_onnx`)."""
+    if options.test_data and path is None:
+        raise ValueError("test_data=True needs a path to write the test data next to")
+    prepared = prepare_export(source, options)
+    external_data = options.external_data
     if external_data is None:
         external_data = prepared.too_large_for_protobuf
     with staged_files(path) as stage:
@@ -262,14 +301,14 @@ def export_onnx(
             runnable = model.SerializeToString()
             if path is not None:
                 stage.write_model_bytes(runnable)
-        if verify or test_data:
+        if options.verify or options.test_data:
             feeds, expected = verify_export(
                 prepared,
                 runnable,
-                runtimes=runtimes_to_verify(verify),
-                example_inputs=example_inputs,
+                runtimes=runtimes_to_verify(options.verify),
+                example_inputs=options.example_inputs,
             )
-            if test_data:
+            if options.test_data:
                 stage.write_test_data(prepared, feeds, expected)
         if path is not None:
             stage.commit()
@@ -290,43 +329,29 @@ def runtimes_to_verify(verify) -> tuple[str, ...]:
     return runtimes
 
 
-def prepare_export(
-    source,
-    *,
-    opset: int = DEFAULT_OPSET,
-    target: str | None = "onnxruntime",
-    dtype: str | None = None,
-    input_names=None,
-    output_names=None,
-    dims=None,
-    weights_as_inputs=(),
-    doc_string: str = "",
-    model_version: int = 0,
-) -> PreparedExport:
+def prepare_export(source, options: ExportOptions) -> PreparedExport:
     """Convert, name, shape and check a model (see :func:`export_onnx`)."""
-    runtime = get_target(target) if target is not None else None
-    check_opset(opset, runtime)
+    runtime = get_target(options.target) if options.target is not None else None
+    check_opset(options.opset, runtime)
     try:
-        graph = exportable_graph(source, dtype)
+        graph = exportable_graph(source, options.dtype)
     except RebuildError as err:
         problem = SupportProblem(
             kind="unsupported_dtype",
             variable=str(err.node.outputs[0]),
             op=str(err.node.op),
-            reason=f"dtype={dtype!r}: {err.reason}",
+            reason=f"dtype={options.dtype!r}: {err.reason}",
             traceback=user_traceback(err.node.outputs[0]),
         )
-        raise UnsupportedGraphError(
-            SupportReport(target, opset, dtype, (problem,))
-        ) from err
+        raise options.unsupported([problem]) from err
     if problems := typed_list_problems(graph.fgraph):
-        raise UnsupportedGraphError(SupportReport(target, opset, dtype, problems))
-    names = InputOutputNames.of(graph, input_names, output_names)
-    kept = kept_weights(names.weights, weights_as_inputs)
+        raise options.unsupported(problems)
+    names = InputOutputNames.of(graph, options.input_names, options.output_names)
+    kept = kept_weights(names.weights, options.weights_as_inputs)
     try:
         converted = onnx_funcify(
             graph.fgraph,
-            opset=max(opset, DEFAULT_OPSET),
+            opset=options.opset,
             input_names=names.inputs + names.weights,
             output_names=names.outputs,
             keep_checks=False,
@@ -334,23 +359,22 @@ def prepare_export(
     except ONNXConversionError as err:
         problems = conversion_problems(err)
         if runtime is not None and err.partial is not None:
-            problems += partial_kernel_problems(err.partial, runtime, opset)
-        raise UnsupportedGraphError(
-            SupportReport(target, opset, dtype, tuple(problems))
-        ) from None
+            problems += partial_kernel_problems(err.partial, runtime, options.opset)
+        raise options.unsupported(problems) from None
+    except OpsetError as err:
+        problem = SupportProblem(kind="opset", variable="", op="", reason=str(err))
+        raise options.unsupported([problem]) from err
     model = converted.model
     actual = [info.name for info in model.graph.input] + [
         info.name for info in model.graph.output
     ]
     assert actual == names.inputs + names.weights + names.outputs, actual
-    if opset < DEFAULT_OPSET:
-        model = lower_opset(model, opset, target, dtype)
     weights = bake_weights(model, names.weights, graph.weights, kept)
-    static_dims_relaxed = set_input_dims(model, dims or {})
+    static_dims_relaxed = set_input_dims(model, options.dims or {})
     context = PassContext(model=model, weights=weights)
     run_graph_passes(model.graph, context)
     weights = context.weights
-    set_metadata(model, doc_string, model_version)
+    set_metadata(model, options.doc_string, options.model_version)
     skeleton = skeleton_of(model, weights)
     name_output_dims(model, skeleton, static_dims_relaxed)
     onnx.checker.check_model(skeleton, full_check=True)
@@ -358,11 +382,9 @@ def prepare_export(
         skeleton, check_type=True, strict_mode=True
     )
     if runtime is not None:
-        problems = kernel_problems(runtime.kernel_gaps(skeleton), converted.sources)
-        if problems:
-            raise UnsupportedGraphError(
-                SupportReport(target, opset, dtype, tuple(problems))
-            )
+        gaps = runtime.kernel_gaps(skeleton)
+        if problems := kernel_problems(gaps, converted.sources):
+            raise options.unsupported(problems)
     input_map = names.inputs + [n if n in kept else None for n in names.weights]
     return PreparedExport(
         graph=graph,
@@ -406,8 +428,9 @@ def check_opset(opset, runtime):
 
 
 def partial_kernel_problems(partial, runtime, opset):
+    """The kernel gaps of the convertible part of a graph, at its ``opset``."""
     model = partial.model
-    if opset < DEFAULT_OPSET:
+    if opset < model.opset_import[0].version:
         return []
     try:
         onnx.checker.check_model(model, full_check=True)
@@ -583,23 +606,6 @@ def set_input_dims(model, dims: Mapping) -> bool:
     return relaxed
 
 
-def lower_opset(model, opset, target, dtype):
-    from onnx import version_converter
-
-    try:
-        return version_converter.convert_version(model, opset)
-    except Exception as err:
-        problem = SupportProblem(
-            kind="opset",
-            variable="",
-            op="",
-            reason=f"the model cannot be expressed at opset {opset}: {err}",
-        )
-        raise UnsupportedGraphError(
-            SupportReport(target, opset, dtype, (problem,))
-        ) from err
-
-
 def set_metadata(model, doc_string, model_version):
     import pytensor
 
@@ -702,7 +708,7 @@ def onnx_support_report(
     True
     """
     try:
-        prepare_export(source, opset=opset, target=target, dtype=dtype)
+        prepare_export(source, ExportOptions(opset=opset, target=target, dtype=dtype))
     except UnsupportedGraphError as err:
         return err.report
     return SupportReport(target=target, opset=opset, dtype=dtype, problems=())

@@ -1,0 +1,111 @@
+import numpy as np
+import pytest
+
+from pytensor.link.onnx.value import arange, concat, maximum, minimum, polevl, where
+from tests.link.onnx.utils import evaluate_numerics
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "int64"])
+def test_python_numbers_take_the_dtype_of_the_value(dtype):
+    x = np.array([1, 2, 3], dtype=dtype)
+    result = evaluate_numerics(lambda x: (x * 2 + 1) - x, x)
+    assert result.dtype == dtype
+    np.testing.assert_array_equal(result, x + 1)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_booleans_keep_the_dtype_of_the_values_compared(dtype):
+    x = np.array([-1.5, 0.0, 2.0], dtype=dtype)
+
+    def sign(x):
+        negative = x < 0
+        assert negative.dtype == "bool"
+        return where(negative, -1.0, where(x.eq(0), 0.0, 1.0))
+
+    result = evaluate_numerics(sign, x)
+    assert result.dtype == dtype
+    np.testing.assert_array_equal(result, np.sign(x))
+
+
+def test_where_takes_numbers_in_the_dtype_of_the_other_branch():
+    x = np.array([1, -2, 3], dtype="int32")
+    result = evaluate_numerics(lambda x: where(x > 0, x, 0), x)
+    assert result.dtype == "int32"
+    np.testing.assert_array_equal(result, [1, 0, 3])
+
+
+def test_shapes_and_lengths_are_int64_with_int64_numbers():
+    x = np.zeros((2, 5))
+    result = evaluate_numerics(lambda x: arange(x.dim(1) - 1), x, output_ndim=1)
+    np.testing.assert_array_equal(result, [0, 1, 2, 3])
+
+
+def test_logic_and_reductions_of_booleans():
+    x = np.array([[1.0, -1.0], [2.0, 3.0]])
+
+    def logic(x):
+        positive = x > 0
+        negated = ~positive | (positive ^ positive)
+        return negated.cast("int64"), positive.any_along([1]).cast("int64")
+
+    def totals(x):
+        positive = x > 0
+        return positive.any().cast("int64"), positive.all().cast("int64")
+
+    negated, rows = evaluate_numerics(logic, x)
+    np.testing.assert_array_equal(negated, x <= 0)
+    np.testing.assert_array_equal(rows, [[1], [1]])
+    assert evaluate_numerics(totals, x, output_ndim=0) == [1, 0]
+
+
+def test_indexing_shaping_and_combining():
+    x = np.arange(12.0).reshape(3, 4)
+
+    def combine(x):
+        return (
+            x.take([2, 0], axis=0),
+            x.slice(1, 3, axis=1),
+            x.sum([1]),
+            x.max([0]),
+            x.transpose([1, 0]),
+            concat([x, x.full_like(7.0)], axis=0),
+            maximum(x, 5.0) - minimum(x, 5.0),
+            x.unsqueeze([0]).squeeze([0]).reshape(x.shape()),
+        )
+
+    results = evaluate_numerics(combine, x)
+    expected = [
+        x[[2, 0]],
+        x[:, 1:3],
+        x.sum(1, keepdims=True),
+        x.max(0, keepdims=True),
+        x.T,
+        np.concatenate([x, np.full_like(x, 7.0)]),
+        np.abs(x - 5.0),
+        x,
+    ]
+    for result, value in zip(results, expected, strict=True):
+        np.testing.assert_array_equal(result, value)
+
+
+def test_polevl_evaluates_by_horner_with_cephes_leading_one():
+    x = np.array([0.5, 2.0, -3.0])
+    np.testing.assert_allclose(
+        evaluate_numerics(lambda x: polevl(x, [2.0, -1.0, 3.0]), x),
+        2 * x**2 - x + 3,
+    )
+    np.testing.assert_allclose(
+        evaluate_numerics(lambda x: polevl(x, [1.0, 4.0]), x), x + 4
+    )
+
+
+def test_a_value_reads_into_a_subgraph_by_name():
+    x = np.array([1.0, 2.0])
+
+    def through_identity_branch(x):
+        branch = x.builder.subgraph("branch")
+        inner = x.into(branch)
+        assert (inner.name, inner.dtype, inner.builder) == (x.name, x.dtype, branch)
+        return x
+
+    np.testing.assert_array_equal(evaluate_numerics(through_identity_branch, x), x)
