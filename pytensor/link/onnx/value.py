@@ -245,6 +245,10 @@ class Value:
         """The sum along ``axes``, kept with length 1."""
         return self.apply("ReduceSum", self, self.indices(axes), keepdims=1)
 
+    def prod(self, axes) -> "Value":
+        """The product along ``axes``, kept with length 1."""
+        return self.apply("ReduceProd", self, self.indices(axes), keepdims=1)
+
     def max(self, axes, keepdims: bool = True) -> "Value":
         """The maximum along ``axes``, kept with length 1 unless ``keepdims`` is false."""
         return self.apply("ReduceMax", self, self.indices(axes), keepdims=int(keepdims))

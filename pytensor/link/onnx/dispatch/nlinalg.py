@@ -1,38 +1,39 @@
 """Converters for the ``numpy.linalg`` Ops of PyTensor.
 
-They are built on the kernels of `pytensor.link.onnx.dispatch.slinalg`: LU
-with partial pivoting for the inverse and the determinants, the Jacobi
-methods for ``eigh``, the SVD and the pseudo-inverse.
+The algorithms are in `pytensor.link.onnx.numerics.linalg`: LU with partial
+pivoting for the inverse and the determinants, the Jacobi methods for
+``eigh``, the SVD and the pseudo-inverse.
 """
 
 import numpy as np
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.slinalg import (
-    Value,
+from pytensor.link.onnx.dispatch.linalg import (
     check_square,
-    concat,
-    diagonal,
     float_output_dtype,
-    gradient_of_triangle,
-    identity,
-    jacobi_eigen,
-    jacobi_svd,
-    lu_factor,
-    lu_solve,
-    maximum,
-    minimum,
-    mT,
-    orthonormal_completion,
     output_dtype,
-    positions,
-    raise_unless,
     register_stacked,
     register_unsupported,
     symmetric_eigen,
-    symmetric_from,
-    where,
 )
+from pytensor.link.onnx.numerics.linalg.decomposition.svd import svd, thin_svd
+from pytensor.link.onnx.numerics.linalg.determinant import (
+    determinant,
+    sign_and_log_determinant,
+)
+from pytensor.link.onnx.numerics.linalg.inverse import (
+    hermitian_pseudo_inverse,
+    inverse,
+    pseudo_inverse,
+)
+from pytensor.link.onnx.numerics.linalg.solvers.general import solve
+from pytensor.link.onnx.numerics.linalg.solvers.least_squares import least_squares
+from pytensor.link.onnx.numerics.linalg.stacks import (
+    diagonal_mask,
+    gradient_of_triangle,
+    mT,
+)
+from pytensor.link.onnx.value import Value, concat, where
 
 
 try:  # PyTensor >= 3
@@ -66,18 +67,6 @@ except ImportError:  # PyTensor 2
     )
 
 
-# numpy.linalg.pinv's default cutoff, relative to the largest singular value
-PINV_RCOND = 1e-15
-
-
-def inverse(a: Value) -> Value:
-    """The inverse of the square stack ``a``; raises ``LinAlgError`` if singular."""
-    lu, permutation, _, singular = lu_factor(a)
-    raise_unless(~singular, np.linalg.LinAlgError, "Singular matrix")
-    n = a.dim(1)
-    return lu_solve(lu, permutation, identity(n, n, a.dtype).expand(a.shape()))
-
-
 NON_SQUARE = "Last 2 dimensions of the array must be square"
 
 
@@ -87,34 +76,28 @@ def square_input(node, a: Value, input_dtype) -> Value:
     return check_square(a, node.inputs[0], NON_SQUARE, np.linalg.LinAlgError)
 
 
+def checked_inverse(a: Value) -> Value:
+    """The inverse of the square stack ``a``; raises ``LinAlgError`` if singular."""
+    a_inverse, singular = inverse(a)
+    a.builder.require(~singular, np.linalg.LinAlgError, "Singular matrix")
+    return a_inverse
+
+
 @register_stacked(MatrixInverse)
 def matrix_inverse_stacked(op, node, a):
-    return [inverse(square_input(node, a, output_dtype(node)))]
-
-
-def determinant_factors(a: Value):
-    """The diagonal of ``U`` in ``a = P @ L @ U``, and the sign of ``P`` (``(batch, 1, 1)``)."""
-    lu, _, pivots, _ = lu_factor(a)
-    swaps = pivots.ne(positions(a.dim(1), 1)).cast(a.dtype).sum([1])
-    odd = swaps - 2 * (swaps / 2).floor()
-    return diagonal(lu, 1), 1 - 2 * odd
+    return [checked_inverse(square_input(node, a, output_dtype(node)))]
 
 
 @register_stacked(Det)
 def det_stacked(op, node, a):
-    u_diagonal, sign = determinant_factors(square_input(node, a, output_dtype(node)))
-    determinant = u_diagonal.apply(
-        "ReduceProd", u_diagonal, u_diagonal.indices([2]), keepdims=1
-    )
-    return [(sign * determinant).squeeze([1, 2])]
+    determinants = determinant(square_input(node, a, output_dtype(node)))
+    return [determinants.squeeze([1, 2])]
 
 
 @register_stacked(SLogDet)
 def slogdet_stacked(op, node, a):
-    u_diagonal, sign = determinant_factors(square_input(node, a, output_dtype(node, 1)))
-    signs = u_diagonal.apply("Sign", u_diagonal)
-    sign = sign * signs.apply("ReduceProd", signs, signs.indices([2]), keepdims=1)
-    log_abs = abs(u_diagonal).log().sum([2])
+    a = square_input(node, a, output_dtype(node, 1))
+    sign, log_abs = sign_and_log_determinant(a)
     return [
         sign.squeeze([1, 2]).cast(output_dtype(node, 0)),
         log_abs.squeeze([1, 2]),
@@ -127,64 +110,25 @@ def is_wide(var) -> bool:
     return rows is not None and columns is not None and rows < columns
 
 
-def singular_value_decomposition(a: Value, var):
-    """The ``k = min(m, n)`` singular values, the first ``k`` columns of ``w``
-    and all of ``v`` of `jacobi_svd`, for ``a`` or, if wide, for ``a.T``.
-
-    Also returns whether ``a`` was transposed (Jacobi rotations of the fewer
-    columns are cheaper) and ``k``.
-    """
-    transposed = is_wide(var)
-    singular_values, w, v = jacobi_svd(mT(a) if transposed else a)
-    k = minimum(w.dim(1), w.dim(2)).unsqueeze([0])
-    singular_values = singular_values.slice(0, k, axis=2)
-    return singular_values, w.slice(0, k, axis=2), v, transposed, k
-
-
 @register_stacked(SVD)
 def svd_stacked(op, node, a):
     a = a.cast(output_dtype(node))
-    singular_values, w, v, transposed, k = singular_value_decomposition(
-        a, node.inputs[0]
-    )
+    transposed = is_wide(node.inputs[0])
     if not op.compute_uv:
+        singular_values, *_ = thin_svd(a, transposed)
         return [singular_values.squeeze([1])]
-    u = w / where(singular_values > 0, singular_values, 1)
-    m, n = w.dim(1), v.dim(1)
-    eps = float(np.finfo(a.dtype).eps)
-    cutoff = singular_values.max([2]) * (maximum(m, n).cast(a.dtype) * eps)
-    n_u_columns = m if op.full_matrices else k.squeeze([0])
-    u = orthonormal_completion(u, singular_values > cutoff, n_u_columns)
-    if not op.full_matrices:
-        v = v.slice(0, k, axis=2)
-    if transposed:
-        u, v = v, u
-    return [u, singular_values.squeeze([1]), mT(v)]
-
-
-def inverse_of_nonnegligible(values: Value, magnitudes: Value, rcond) -> Value:
-    """``1 / values`` where ``magnitudes`` exceed ``rcond`` times their maximum, else 0."""
-    large = magnitudes > magnitudes.max([2]) * rcond
-    return where(large, 1 / where(large, values, 1), 0)
+    u, singular_values, vh = svd(
+        a, full_matrices=op.full_matrices, transposed=transposed
+    )
+    return [u, singular_values.squeeze([1]), vh]
 
 
 @register_stacked(MatrixPinv)
 def matrix_pinv_stacked(op, node, a):
     a = a.cast(output_dtype(node))
     if op.hermitian:
-        # numpy.linalg.pinv reads the lower triangle
-        eigenvalues, v = jacobi_eigen(symmetric_from(a, lower=True))
-        weights = inverse_of_nonnegligible(eigenvalues, abs(eigenvalues), PINV_RCOND)
-        return [(v * weights) @ mT(v)]
-    singular_values, w, v, transposed, k = singular_value_decomposition(
-        a, node.inputs[0]
-    )
-    # w = u * s: the pseudo-inverse v @ diag(1 / s) @ u.T is v @ diag(1 / s**2) @ w.T
-    weights = inverse_of_nonnegligible(
-        singular_values * singular_values, singular_values, PINV_RCOND
-    )
-    pinv = (v.slice(0, k, axis=2) * weights) @ mT(w)
-    return [mT(pinv) if transposed else pinv]
+        return [hermitian_pseudo_inverse(a)]
+    return [pseudo_inverse(a, is_wide(node.inputs[0]))]
 
 
 @register_stacked(Eigh)
@@ -203,7 +147,7 @@ if EighGrad is not None:
         w, w_gradient = (x.cast(dtype).unsqueeze([1]) for x in (w, w_gradient))
         v, v_gradient = v.cast(dtype), v_gradient.cast(dtype)
         n = v.dim(1)
-        on_diagonal = positions(n, 1).eq(positions(n, 2))
+        on_diagonal = diagonal_mask(n, n)
         differences = w - mT(w)
         c = where(
             on_diagonal, 0, (mT(v) @ v_gradient) / where(on_diagonal, 1, differences)
@@ -227,74 +171,60 @@ def square_matrix(x: Value, n_leading: int, ndim: int):
     """``x`` reshaped to the ``(1, p, q)`` matrix of its first ``n_leading`` axes
     by the others, and the shapes of both groups of axes."""
     leading, trailing = x.shape(0, n_leading), x.shape(n_leading, ndim)
-    sizes = [part.apply("ReduceProd", part, keepdims=1) for part in (leading, trailing)]
+    sizes = [part.prod([0]) for part in (leading, trailing)]
     return x.reshape(concat([x.indices([1]), *sizes], axis=0)), leading, trailing
+
+
+def float_inputs(builder, node, inputs):
+    """The ``inputs`` of ``node`` as values of its (float) output dtype."""
+    dtype = float_output_dtype(node)
+    return [
+        builder.value(name, var.type.dtype).cast(dtype)
+        for name, var in zip(inputs, node.inputs, strict=True)
+    ]
 
 
 @onnx_funcify.register(TensorInv)
 def onnx_funcify_TensorInv(op, node, builder, inputs, **kwargs):
-    dtype = float_output_dtype(node)
-    a = Value(builder, inputs[0], node.inputs[0].type.dtype).cast(dtype)
-    ndim = node.inputs[0].type.ndim
-    matrix, leading, trailing = square_matrix(a, op.ind, ndim)
-    result = inverse(matrix)
+    [a] = float_inputs(builder, node, inputs)
+    matrix, leading, trailing = square_matrix(a, op.ind, node.inputs[0].type.ndim)
+    result = checked_inverse(matrix)
     return [result.reshape(concat([trailing, leading], axis=0)).name]
 
 
 @onnx_funcify.register(TensorSolve)
 def onnx_funcify_TensorSolve(op, node, builder, inputs, **kwargs):
-    dtype = float_output_dtype(node)
+    a, b = float_inputs(builder, node, inputs)
     a_var, b_var = node.inputs
     if a_var.type.ndim - b_var.type.ndim != node.outputs[0].type.ndim:
         raise NotImplementedError(
             "the Op declares a matrix output, but numpy.linalg.tensorsolve "
             f"returns {a_var.type.ndim - b_var.type.ndim} dimensions here"
         )
-    a, b = (
-        Value(builder, name, var.type.dtype).cast(dtype)
-        for name, var in zip(inputs, node.inputs, strict=True)
-    )
     ndim = a_var.type.ndim
     if op.axes is not None:
         moved = [axis % ndim for axis in op.axes]
-        order = [axis for axis in range(ndim) if axis not in moved] + moved
-        a = a.apply("Transpose", a, perm=order)
+        a = a.transpose([axis for axis in range(ndim) if axis not in moved] + moved)
     matrix, _, trailing = square_matrix(a, b_var.type.ndim, ndim)
-    lu, permutation, _, singular = lu_factor(matrix)
-    raise_unless(~singular, np.linalg.LinAlgError, "Singular matrix")
-    column = b.reshape(b.indices([1, -1, 1]))
-    return [lu_solve(lu, permutation, column).reshape(trailing).name]
+    x, singular = solve(matrix, b.reshape(b.indices([1, -1, 1])))
+    builder.require(~singular, np.linalg.LinAlgError, "Singular matrix")
+    return [x.reshape(trailing).name]
 
 
 @onnx_funcify.register(Lstsq)
 def onnx_funcify_Lstsq(op, node, builder, inputs, **kwargs):
-    b_var = node.inputs[1]
-    if b_var.type.ndim != 2:
+    if node.inputs[1].type.ndim != 2:
         raise NotImplementedError(
             "the Op declares a matrix solution, so only a matrix of right-hand "
             "sides is supported"
         )
-    a, b = (
-        Value(builder, name, var.type.dtype).cast("float64").unsqueeze([0])
-        for name, var in zip(inputs[:2], node.inputs[:2], strict=True)
+    a, b, rcond = (
+        builder.value(name, var.type.dtype).cast("float64")
+        for name, var in zip(inputs, node.inputs, strict=True)
     )
-    rcond = Value(builder, inputs[2], node.inputs[2].type.dtype).cast("float64")
-    m, n = a.dim(1), a.dim(2)
-    singular_values, w, v = jacobi_svd(a)
-    k = minimum(m, n)
-    singular_values = singular_values.slice(0, k.unsqueeze([0]), axis=2)
-    # LAPACK's gelsd: a negative rcond means the machine precision
-    rcond = where(rcond < 0, float(np.finfo("float64").eps), rcond)
-    kept = singular_values > singular_values.max([2]) * rcond
-    rank = kept.cast("int64").sum([2])
-    w, v = (x.slice(0, k.unsqueeze([0]), axis=2) for x in (w, v))
-    weights = where(kept, 1 / where(kept, singular_values, 1) ** 2, 0)
-    x = (v * weights) @ (mT(w) @ b)
-    residuals = b - a @ x
-    squares = (residuals * residuals).sum([1])
-    full_rank = rank.squeeze([0, 1, 2]).eq(n) & (m > n)
-    n_residuals = where(full_rank, squares.shape(2), squares.indices([0]))
-    squares = squares.slice(0, n_residuals, axis=2)
+    x, squares, rank, singular_values = least_squares(
+        a.unsqueeze([0]), b.unsqueeze([0]), rcond
+    )
     return [
         x.squeeze([0]).name,
         squares.squeeze([0, 1]).name,

@@ -35,6 +35,10 @@ from pytensor.link.onnx.dispatch.basic import (
 )
 from pytensor.link.onnx.dispatch.special import expm1, log1p
 from pytensor.link.onnx.numerics import random
+from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
+    cholesky_of_triangle,
+)
+from pytensor.link.onnx.numerics.linalg.decomposition.eigen import jacobi_eigen
 from pytensor.link.onnx.numerics.random import Draws, draw_key, mix
 from pytensor.link.onnx.value import Value, concat, where
 
@@ -107,8 +111,6 @@ def sample_multivariate_normal(op, node, builder, draws, params) -> Value:
     # mean + A z with A A^T = cov: A is the Cholesky factor, or for "svd" and
     # "eigh" the eigenvectors scaled by the root of the eigenvalues (the
     # factorizations agree on the symmetric positive semi-definite cov).
-    from pytensor.link.onnx.dispatch.slinalg import cholesky_of_triangle, jacobi_eigen
-
     mean, cov = param_values(builder, node, params, "float64")
     batch = cov.shape(0, -2)
     n_matrices = batch.apply("ReduceProd", batch, keepdims=1)

@@ -1,0 +1,1 @@
+"""Decompositions of stacks of matrices: LU, Cholesky, QR and the Jacobi methods."""

@@ -1,0 +1,1 @@
+"""Solvers of linear systems and matrix equations on stacks of matrices."""
