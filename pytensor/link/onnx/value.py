@@ -232,6 +232,10 @@ class Value:
         """The maximum along ``axes``, kept with length 1."""
         return self.apply("ReduceMax", self, self.indices(axes), keepdims=1)
 
+    def cumsum(self, axis: int) -> "Value":
+        """The cumulative sum along ``axis``."""
+        return self.apply("CumSum", self, self.indices(axis))
+
     def any(self) -> "Value":
         """Whether any element is true, a 0-d bool."""
         as_uint8 = self.cast("uint8")

@@ -47,10 +47,7 @@ from pytensor.link.onnx.dispatch.basic import (
     onnx_typify,
 )
 from pytensor.link.onnx.dispatch.shape import add_runtime_check
-from pytensor.link.onnx.dispatch.special import (
-    expm1,
-    log1p,
-)
+from pytensor.link.onnx.numerics.elementary import expm1, log1p
 from pytensor.link.onnx.value import Value, where
 
 
