@@ -5,9 +5,8 @@
 a Taylor series around its root in ``(-1, 0)``; ``trigamma`` is the Hurwitz
 zeta function ``zeta(2, x)``: a sum up to 10, then its asymptotic expansion.
 
-Maximum relative error against SciPy on dense grids of each domain
-(``tests/link/onnx/test_special_math.py`` asserts 2e-15, with the exceptions
-noted):
+Their largest relative error against SciPy over dense grids, as
+``tests/link/onnx/test_special_math.py`` asserts it:
 
 =========  =======  ======================================================
 function   float64  notes
