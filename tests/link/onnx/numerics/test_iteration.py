@@ -37,3 +37,10 @@ def test_flat_elementwise_broadcasts_any_shapes():
     y = np.array([[10.0], [20.0]])
     result = evaluate_numerics(flat_elementwise(vector_function), x, y)
     np.testing.assert_array_equal(result, x * y)
+
+
+def test_flat_elementwise_of_an_empty_last_axis():
+    # Reshape without allowzero read the 0 as "copy the input's axis 1"
+    x = np.ones((3, 0))
+    result = evaluate_numerics(flat_elementwise(lambda x: x + 1.0), x)
+    assert result.shape == (3, 0)
