@@ -253,6 +253,10 @@ class Value:
         """The maximum along ``axes``, kept with length 1 unless ``keepdims`` is false."""
         return self.apply("ReduceMax", self, self.indices(axes), keepdims=int(keepdims))
 
+    def cumsum(self, axis: int) -> "Value":
+        """The cumulative sum along ``axis``."""
+        return self.apply("CumSum", self, self.indices(axis))
+
     def any(self) -> "Value":
         """Whether any element is true, a 0-d bool."""
         as_uint8 = self.cast("uint8")

@@ -11,7 +11,7 @@ from hypothesis.extra.numpy import arrays
 from pytensor.compile.mode import get_mode
 
 import pytensor
-from pytensor.link.onnx.dispatch.special_math import XlogX
+from pytensor.link.onnx.dispatch.special import XlogX
 from tests.link.onnx.utils import (
     assert_same_values,
     compare_onnx_and_py,

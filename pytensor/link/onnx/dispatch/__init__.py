@@ -23,7 +23,6 @@ import pytensor.link.onnx.dispatch.signal
 import pytensor.link.onnx.dispatch.slinalg
 import pytensor.link.onnx.dispatch.sort
 import pytensor.link.onnx.dispatch.special
-import pytensor.link.onnx.dispatch.special_math
 import pytensor.link.onnx.dispatch.subtensor
 import pytensor.link.onnx.dispatch.tensor_basic
 import pytensor.link.onnx.dispatch.typed_list

@@ -33,8 +33,8 @@ from pytensor.link.onnx.dispatch.basic import (
     onnx_funcify,
     onnx_typify,
 )
-from pytensor.link.onnx.dispatch.special import expm1, log1p
 from pytensor.link.onnx.numerics import random
+from pytensor.link.onnx.numerics.elementary import expm1, log1p
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
     cholesky_of_triangle,
 )

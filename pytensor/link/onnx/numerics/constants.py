@@ -1,0 +1,14 @@
+"""Float64 constants shared by the numerics (Cephes' names)."""
+
+PI = 3.141592653589793
+PI_2 = 1.5707963267948966
+PI_4 = 0.7853981633974483
+SQRT1_2 = 0.7071067811865476
+EULER = 0.577215664901532860606512090082402431
+# half the float64 epsilon, the smallest normal float64, the largest log
+MACHEP = 1.11022302462515654042e-16
+DBL_MIN = 2.2250738585072014e-308
+MAXLOG = 7.09782712893383996843e2
+# Cephes' rescaling of continued fractions whose terms grow or shrink
+BIG = 4.503599627370496e15
+BIGINV = 2.22044604925031308085e-16
