@@ -233,29 +233,43 @@ async function benchmark(samples = 100, warmup = 20) {
   document.querySelector("#latency tbody").replaceChildren(...MODEL_NAMES.map((name) => {
     const row = document.createElement("tr");
     const r = results[name];
-    row.innerHTML = `<td>${name}</td><td>${r.inferences}</td><td>${r.median_ms.toFixed(3)} ms</td><td>${r.p95_ms.toFixed(3)} ms</td>`;
+    row.innerHTML = `<td>${name}</td><td>${r.inferences}</td><td>${r.median_ms.toFixed(3)}</td><td>${r.p95_ms.toFixed(3)}</td>`;
     return row;
   }));
   return results;
 }
 
 function describeValues(values) {
-  return values.map((v) => `${v.name}: ${v.dtype}[${v.shape.join(", ")}]`).join("<br>");
+  // <wbr>: the shape may go to the next line
+  return values.map((v) => `${v.name}: ${v.dtype}[<wbr>${v.shape.join(", ")}]`).join("<br>");
 }
+
+// The models table; each cell carries its column's label, which narrow windows
+// show next to the value (style.css) instead of the header row.
+const METADATA_COLUMNS = [
+  ["model", ""], ["architecture", "text"], ["opset", ""], ["size", ""], ["weights", ""],
+  ["nodes", ""], ["inputs", "text"], ["outputs", "text"], ["test accuracy", ""],
+];
 
 function showMetadata() {
   const rows = MODEL_NAMES.map((name) => {
     const info = state.info[name];
     const session = state.sessions[name];
-    return `<tr><td>${name}</td><td>${info.description}</td><td>${info.opset}</td>
-      <td>${(info.bytes / 1024).toFixed(1)} KiB</td><td>${info.parameters}</td><td>${info.nodes}</td>
-      <td>${describeValues(info.inputs.filter((v) => session.inputNames.includes(v.name)))}</td>
-      <td>${describeValues(info.outputs.filter((v) => session.outputNames.includes(v.name)))}</td>
-      <td>${(info.test_accuracy * 100).toFixed(1)}%</td></tr>`;
+    const values = [
+      name, info.description, info.opset, `${(info.bytes / 1024).toFixed(1)} KiB`, info.parameters, info.nodes,
+      describeValues(info.inputs.filter((v) => session.inputNames.includes(v.name))),
+      describeValues(info.outputs.filter((v) => session.outputNames.includes(v.name))),
+      `${(info.test_accuracy * 100).toFixed(1)}%`,
+    ];
+    const cells = values.map((value, i) => {
+      const [label, cls] = METADATA_COLUMNS[i];
+      return `<td data-label="${label}"${cls ? ` class="${cls}"` : ""}>${value}</td>`;
+    });
+    return `<tr>${cells.join("")}</tr>`;
   });
-  document.getElementById("metadata").innerHTML = `<table><thead><tr><th>model</th><th>architecture</th>
-    <th>opset</th><th>size</th><th>weights</th><th>nodes</th><th>inputs</th><th>outputs</th>
-    <th>test accuracy</th></tr></thead><tbody>${rows.join("")}</tbody></table>
+  const header = METADATA_COLUMNS.map(([label, cls]) => `<th${cls ? ` class="${cls}"` : ""}>${label}</th>`);
+  document.getElementById("metadata").innerHTML = `<table><thead><tr>${header.join("")}</tr></thead>
+    <tbody>${rows.join("")}</tbody></table>
     <p class="note">Producer: ${state.info.mlp.producer}. Runtime: onnxruntime-web ${ort.env.versions.web}, wasm backend.</p>`;
 }
 

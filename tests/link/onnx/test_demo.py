@@ -3,7 +3,8 @@
 Trains both models for two epochs, serves the page on a free port of
 127.0.0.1 and drives it with Playwright: the page's own inference code must
 give onnxruntime's probabilities, drawing must produce predictions and the
-benchmark must report latencies. Needs the ``demo`` extra (Playwright,
+benchmark must report latencies; at phone, laptop and desktop widths nothing
+overflows horizontally, no request fails and the console has no error. Needs the ``demo`` extra (Playwright,
 scikit-learn), ``npm ci`` in examples/onnx_demo and Debian's ``chromium``:
 outside CI the test is skipped without them, under ``CI=true`` it fails.
 """
@@ -75,34 +76,86 @@ def models_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(models_dir):
-    from playwright.sync_api import sync_playwright
-
+def server(models_dir):
+    """The demo served on a free port of 127.0.0.1; ``server.responses`` records
+    ``(path, status)`` of every request answered."""
     serve = import_demo_module("serve")
+    responses = []
+
+    def log_request(handler, code="-", size="-"):
+        responses.append((handler.path, int(code)))
+
+    serve.DemoHandler.log_request = log_request
     server = serve.serve_in_thread(models_dir)
-    port = server.server_address[1]
-    errors = []
+    server.responses = responses
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS
-            )
-            page = browser.new_page(viewport={"width": 1100, "height": 1100})
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"http://127.0.0.1:{port}/")
-            page.wait_for_function(
-                "document.body.dataset.ready !== undefined", timeout=60_000
-            )
-            assert page.evaluate("document.body.dataset.ready") == "true", (
-                page.inner_text("#status"),
-                errors,
-            )
-            yield page
-            browser.close()
+        yield server
     finally:
         server.shutdown()
         server.server_close()
-    assert not errors
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+def open_demo(browser, server, width, height=1100):
+    """A new page showing the demo at ``width`` px, its models loaded.
+
+    ``page.problems`` collects uncaught exceptions, console errors and failed
+    requests (Chromium's favicon request shows only as a console error).
+    """
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.problems = problems = []
+
+    def on_console(message):
+        if message.type == "error":
+            problems.append(f"console error: {message.text}")
+
+    def on_response(response):
+        if response.status >= 400:
+            problems.append(f"HTTP {response.status}: {response.url}")
+
+    page.on("pageerror", lambda error: problems.append(f"exception: {error}"))
+    page.on("console", on_console)
+    page.on("response", on_response)
+    page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
+    page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+    page.wait_for_function("document.body.dataset.ready !== undefined", timeout=60_000)
+    assert page.evaluate("document.body.dataset.ready") == "true", (
+        page.inner_text("#status"),
+        page.problems,
+    )
+    return page
+
+
+@pytest.fixture(scope="module")
+def page(browser, server):
+    page = open_demo(browser, server, 1100)
+    yield page
+    page.close()
+    assert not page.problems
+
+
+def draw_stroke(page):
+    """Draw a vertical stroke on the pad with the mouse; wait for the predictions."""
+    page.locator("#pad").scroll_into_view_if_needed()
+    box = page.locator("#pad").bounding_box()
+    x0, y0 = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.15
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    for step in range(1, 11):
+        page.mouse.move(x0, y0 + step * box["height"] * 0.07)
+    page.mouse.up()
+    page.wait_for_selector("#predictions [data-model='cnn'] .guess")
 
 
 def test_page_probabilities_equal_onnxruntime(page, models_dir):
@@ -129,14 +182,7 @@ def test_page_probabilities_equal_onnxruntime(page, models_dir):
 
 def test_drawing_a_stroke_gives_predictions(page):
     page.evaluate("demo.clearPad()")
-    box = page.locator("#pad").bounding_box()
-    x0, y0 = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.15
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    for step in range(1, 11):
-        page.mouse.move(x0, y0 + step * box["height"] * 0.07)
-    page.mouse.up()
-    page.wait_for_selector("#predictions [data-model='cnn'] .guess")
+    draw_stroke(page)
     guesses = page.locator("#predictions .guess").all_inner_texts()
     assert len(guesses) == 2
     assert all(guess in "0123456789" for guess in guesses)
@@ -154,12 +200,53 @@ def test_test_digits_and_benchmark_are_reported(page, tmp_path):
         assert 0 < results[name]["median_ms"] <= results[name]["p95_ms"]
     assert page.locator("#latency tbody tr").count() == 2
     assert "KiB" in page.inner_text("#metadata")
-    page.locator("#pad").scroll_into_view_if_needed()
-    # UPDATE_DEMO_SCREENSHOT=1 refreshes the screenshot the README shows
-    screenshot = (
-        DEMO / "screenshot.png"
-        if os.environ.get("UPDATE_DEMO_SCREENSHOT")
-        else tmp_path / "screenshot.png"
-    )
-    page.screenshot(path=screenshot, full_page=True)
-    assert screenshot.stat().st_size > 10_000
+
+
+# Elements wider than their box (tables and cards: scrollWidth > clientWidth)
+# or reaching past the window's right edge.
+OVERFLOWS = """() => Array.from(document.querySelectorAll(
+    "main, .card, #metadata, #metadata *, #latency, #latency *")).flatMap((element) => {
+  const name = element.tagName.toLowerCase() + (element.id ? "#" + element.id : "");
+  const problems = [];
+  if (element.scrollWidth > element.clientWidth && element.clientWidth > 0)
+    problems.push(`${name}: content ${element.scrollWidth}px in ${element.clientWidth}px`);
+  const right = element.getBoundingClientRect().right;
+  if (right > window.innerWidth + 0.5)
+    problems.push(`${name}: right edge at ${right}px`);
+  return problems;
+})"""
+
+
+@pytest.mark.parametrize("width", [420, 1280, 1920])
+def test_page_fits_its_window(browser, server, width, tmp_path):
+    page = open_demo(browser, server, width, height=900)
+    try:
+        draw_stroke(page)
+        page.click("#random")
+        page.wait_for_selector("#samples .sample")
+        page.evaluate("demo.benchmark(5, 2)")
+        # one frame, for the layout of the new content
+        page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))")
+        document_width = page.evaluate("document.documentElement.scrollWidth")
+        assert document_width <= page.evaluate("window.innerWidth")
+        assert page.locator("#metadata table td").count() > 0
+        assert page.evaluate(OVERFLOWS) == []
+        if width == 1280:
+            # UPDATE_DEMO_SCREENSHOT=1 refreshes the screenshot the README shows
+            screenshot = (
+                DEMO / "screenshot.png"
+                if os.environ.get("UPDATE_DEMO_SCREENSHOT")
+                else tmp_path / "screenshot.png"
+            )
+            page.screenshot(path=screenshot, full_page=True)
+            assert screenshot.stat().st_size > 10_000
+        assert page.problems == []
+    finally:
+        page.close()
+
+
+def test_no_request_fails(server):
+    # every request of the pages opened so far, the favicon's included
+    # (the page's icon is a data: URI, so browsers ask the server for none)
+    assert server.responses
+    assert [r for r in server.responses if r[1] >= 400] == []
