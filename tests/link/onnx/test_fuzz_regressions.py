@@ -1,0 +1,107 @@
+"""The mismatches the differential fuzzer (``test_fuzz.py``) found, each reduced
+to a tiny graph.
+
+Open bugs are strict xfails and are listed in ``test_fuzz.KNOWN_BUGS``, which
+keeps the fuzzer away from them: when a test here starts passing, remove its
+xfail mark and its `KNOWN_BUGS` entry.
+"""
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+
+import pytensor
+from tests.link.onnx.utils import compare_onnx_and_py, onnx_mode, py_mode
+
+
+def assert_both_raise(graph_inputs, graph_output, test_inputs, exception):
+    """The Python linker raises ``exception`` and so does the ONNX function."""
+    py_fn = pytensor.function(graph_inputs, graph_output, mode=py_mode)
+    with pytest.raises(exception):
+        py_fn(*test_inputs)
+    onnx_fn = pytensor.function(graph_inputs, graph_output, mode=onnx_mode)
+    with pytest.raises(exception):
+        onnx_fn(*test_inputs)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ONNX broadcasts an unknown dim of length 1 at runtime; PyTensor raises",
+)
+def test_runtime_broadcast_of_unknown_length_one_dim_raises():
+    x, y = pt.vector("x"), pt.vector("y")
+    assert_both_raise([x, y], x + y, [np.ones(1), np.ones(3)], ValueError)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="onnxruntime's broadcasting Fail instead of ValueError"
+)
+def test_elemwise_of_mismatched_lengths_raises_value_error():
+    x, y = pt.vector("x"), pt.vector("y")
+    assert_both_raise([x, y], x + y, [np.ones(2), np.ones(3)], ValueError)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="onnxruntime's Gather InvalidArgument instead of IndexError"
+)
+@pytest.mark.parametrize("position", [3, -4])
+def test_out_of_range_index_raises_index_error(position):
+    x, i = pt.vector("x"), pt.scalar("i", dtype="int64")
+    assert_both_raise([x, i], x[i], [np.ones(3), np.int64(position)], IndexError)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="x[[3]] becomes SpecifyShape(x[3:4], 1); onnxruntime folds the shape "
+    "check to True from the declared output shape and returns []",
+)
+def test_specify_shape_of_too_short_slice_raises_assertion_error():
+    x = pt.vector("x")
+    assert_both_raise([x], pt.specify_shape(x[3:4], (1,)), [np.ones(3)], AssertionError)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="set_subtensor of a statically empty slice with a value of another "
+    "dtype: ScatterElements 'Indices vs updates dimensions differs'",
+)
+def test_set_subtensor_of_zero_size_slice():
+    x = pt.tensor("x", dtype="int32", shape=(1,))
+    y = pt.vector("y", dtype="uint8")
+    compare_onnx_and_py(
+        [x, y],
+        pt.set_subtensor(x[1:], y),
+        [np.ones(1, dtype="int32"), np.ones(1, dtype="uint8")],
+    )
+
+
+@pytest.mark.xfail(
+    strict=True, reason="ONNX Pow of integers returns 0 for negative exponents"
+)
+def test_int_pow_negative_exponent_raises_value_error():
+    x, y = pt.vector("x", dtype="int32"), pt.vector("y", dtype="int32")
+    test_inputs = [np.array([2], dtype="int32"), np.array([-1], dtype="int32")]
+    assert_both_raise([x, y], x**y, test_inputs, ValueError)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="argmax over an empty axis: onnxruntime's RuntimeException, or an "
+    "empty result when the output is empty too",
+)
+@pytest.mark.parametrize("shape", [(2, 0), (0, 0)])
+@pytest.mark.parametrize("reduction", [pt.argmax, pt.argmin])
+def test_argmax_over_empty_axis_raises_value_error(reduction, shape):
+    x = pt.matrix("x")
+    assert_both_raise([x], reduction(x, axis=1), [np.zeros(shape)], ValueError)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="int64 max/min read at ArgMax's position: onnxruntime's RuntimeException "
+    "comes before the emptiness check",
+)
+@pytest.mark.parametrize("reduction", [pt.max, pt.min])
+def test_int64_max_over_empty_axis_raises_value_error(reduction):
+    x = pt.vector("x", dtype="int64")
+    assert_both_raise([x], reduction(x), [np.zeros(0, dtype="int64")], ValueError)
