@@ -393,8 +393,13 @@ def onnx_funcify_FunctionGraph(
         if out not in names:
             names[out] = convert_constant(out)
         if unsupported_type_reason(out, random_generators) is None:
+            dtype, shape = value_type(out)
+            if keep_checks:
+                # onnxruntime trusts declared output shapes and would fold the
+                # checks of the very shapes they declare (SpecifyShape...)
+                shape = (None,) * len(shape)
             names[out] = builder.add_output(
-                names[out], name, *value_type(out), name=name, sequence=is_sequence(out)
+                names[out], name, dtype, shape, name=name, sequence=is_sequence(out)
             )
 
     checks = tuple(

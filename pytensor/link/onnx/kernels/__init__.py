@@ -53,6 +53,7 @@ THROUGH_FLOAT64 = (
     "computes integers in float64: inexact beyond 2**53, and saturating "
     "instead of wrapping"
 )
+FAILS_WHEN_EMPTY = "fails (status FAIL) when the inner dimension has length 0"
 WRONG_RESULTS = {
     ("Max", "int64"): INT64_HALVES,
     ("Min", "int64"): INT64_HALVES,
@@ -63,6 +64,8 @@ WRONG_RESULTS = {
     ("ReduceProd", "int32"): THROUGH_FLOAT64,
     ("ReduceProd", "int64"): THROUGH_FLOAT64,
     **{("Pow", dtype): THROUGH_FLOAT64 for dtype in DTYPES[1:9]},
+    ("MatMul", "uint32"): FAILS_WHEN_EMPTY,
+    ("MatMul", "uint64"): FAILS_WHEN_EMPTY,
 }
 """onnxruntime kernels that exist but compute wrong results, with the reason.
 
@@ -235,8 +238,16 @@ def unordered(builder, x, dtype, compute):
 
 
 def matmul(builder, a, b, dtype, a_ndim, b_ndim):
-    """``a @ b`` for operands of ``dtype``; narrow integers wrap like NumPy's."""
-    compute = widened_kernel_dtype("MatMul", dtype, builder.opset)
+    """``a @ b`` for operands of ``dtype``; narrow integers wrap like NumPy's.
+
+    uint64, which no other kernel holds, is computed by the uint64 kernel
+    with one more zero term (see ``FAILS_WHEN_EMPTY``).
+    """
+    if dtype == "uint64":
+        a, b = with_a_zero_term(builder, a, b, a_ndim, b_ndim)
+        compute = dtype
+    else:
+        compute = widened_kernel_dtype("MatMul", dtype, builder.opset)
     a, b = builder.cast(a, dtype, compute), builder.cast(b, dtype, compute)
     if b_ndim != 1:
         product = builder.add("MatMul", [a, b], hint="matmul")
@@ -248,3 +259,14 @@ def matmul(builder, a, b, dtype, a_ndim, b_ndim):
             "Squeeze", [product, builder.constant([a_ndim - 1], "int64")]
         )
     return builder.cast(product, compute, dtype)
+
+
+def with_a_zero_term(builder, a, b, a_ndim, b_ndim):
+    """``a`` and ``b`` with a zero appended along the dimension ``a @ b`` sums over."""
+    pads_a = [0] * a_ndim + [0] * (a_ndim - 1) + [1]
+    b_axis = b_ndim - (1 if b_ndim == 1 else 2)
+    pads_b = [0] * b_ndim + [int(axis == b_axis) for axis in range(b_ndim)]
+    return [
+        builder.add("Pad", [x, builder.constant(pads, "int64")], hint="zero_term")
+        for x, pads in ((a, pads_a), (b, pads_b))
+    ]
