@@ -49,7 +49,6 @@ KNOWN_BUGS = {
     "arg_reduction_over_empty_axis": (
         "test_argmax_over_empty_axis_raises_value_error",
     ),
-    "int64_max_over_empty_axis": ("test_int64_max_over_empty_axis_raises_value_error",),
 }
 
 

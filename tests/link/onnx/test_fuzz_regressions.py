@@ -91,11 +91,6 @@ def test_argmax_over_empty_axis_raises_value_error(reduction, shape):
     assert_both_raise([x], reduction(x, axis=1), [np.zeros(shape)], ValueError)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="int64 max/min read at ArgMax's position: onnxruntime's RuntimeException "
-    "comes before the emptiness check",
-)
 @pytest.mark.parametrize("reduction", [pt.max, pt.min])
 def test_int64_max_over_empty_axis_raises_value_error(reduction):
     x = pt.vector("x", dtype="int64")
