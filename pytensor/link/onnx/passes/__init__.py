@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pytensor.link.onnx.passes.dense_layers import fuse_dense_layers
+from pytensor.link.onnx.passes.descending_ranges import negated_ranges
 from pytensor.link.onnx.passes.fold_constants import fold_constants
 from pytensor.link.onnx.passes.graphs import remove_unread
 from pytensor.link.onnx.passes.if_branches import move_into_branches
@@ -50,6 +51,7 @@ def remove_unread_values(graph, context: PassContext):
 
 
 GRAPH_PASSES = (
+    negated_ranges,
     fuse_dense_layers,
     move_into_branches,
     fold_export_constants,

@@ -1,0 +1,45 @@
+import numpy as np
+import onnxruntime as ort
+import pytensor.tensor as pt
+import pytest
+
+import pytensor
+from pytensor.link.onnx import export_onnx
+from tests.link.onnx.utils import compare_onnx_and_py, onnx_model_of
+
+
+def descending(x, step=-1):
+    return pt.arange(x.shape[0] - 1, -1, step)
+
+
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("step", [-1, -2])
+def test_indices_from_a_descending_range(static, step):
+    # onnxruntime's GatherToSliceFusion turned such a Gather into an empty Slice
+    x = pt.matrix("x", shape=(4, 3) if static else (None, 3))
+    compare_onnx_and_py([x], [x[descending(x, step)]], [np.arange(12.0).reshape(4, 3)])
+
+
+def test_indices_from_a_range_of_symbolic_step():
+    x, step = pt.matrix("x"), pt.lscalar("step")
+    f = pytensor.function([x, step], x[pt.arange(0, x.shape[0], step)], mode="ONNX")
+    value = np.arange(12.0).reshape(4, 3)
+    np.testing.assert_array_equal(f(value, 2), value[0:4:2])
+    np.testing.assert_array_equal(f(value, -1), value[0:4:-1])
+
+
+def test_an_exported_descending_gather_runs_in_a_default_session(tmp_path):
+    x = pt.matrix("x", shape=(None, 3))
+    y = x[descending(x)]
+    export_onnx(([x], [y]), tmp_path / "reversed.onnx")
+    session = ort.InferenceSession(
+        tmp_path / "reversed.onnx", providers=["CPUExecutionProvider"]
+    )
+    value = np.arange(12.0).reshape(4, 3)
+    np.testing.assert_array_equal(session.run(None, {"x": value})[0], value[::-1])
+
+
+def test_ascending_ranges_of_constant_step_are_left_as_they_are():
+    x = pt.matrix("x")
+    f = pytensor.function([x], x[pt.arange(0, x.shape[0], 2)], mode="ONNX")
+    assert "Neg" not in {node.op_type for node in onnx_model_of(f).graph.node}
