@@ -19,12 +19,20 @@ BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 
 
 def workload_names():
-    spec = importlib.util.spec_from_file_location(
-        "benchmark_workloads", BENCHMARKS / "workloads.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [w.name for w in module.WORKLOADS]
+    """The names of the workloads ``run.py`` runs, in its order."""
+    names = []
+    for module_name, table in [
+        ("workloads", "WORKLOADS"),
+        ("special_workloads", "SPECIAL_WORKLOADS"),
+    ]:
+        spec = importlib.util.spec_from_file_location(
+            module_name, BENCHMARKS / f"{module_name}.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules.setdefault(module_name, module)
+        spec.loader.exec_module(module)
+        names += [w.name for w in getattr(module, table)]
+    return names
 
 
 def run_quick(out, *args):

@@ -3,7 +3,10 @@
 ``psi`` is Cephes' for ``x > 0`` but for Boost's rational approximation on
 ``[1, 2]`` around its positive root, with the reflection formula below 0 and
 a Taylor series around its root in ``(-1, 0)``; ``trigamma`` is the Hurwitz
-zeta function ``zeta(2, x)``: a sum up to 10, then its asymptotic expansion.
+zeta function ``zeta(2, x)``: the ten terms of its sum from ``x``, then its
+asymptotic expansion at ``x + 10`` (no masks: 96 nodes, was 175). Below 0,
+``sin(pi x)`` is `trigonometric.sin_pi` of the distance to the nearest
+integer; ``psi`` keeps ``tan`` of the rounded ``pi * fraction``, as SciPy.
 
 Their largest relative error against SciPy over dense grids, as
 ``tests/link/onnx/test_special_math.py`` asserts it:
@@ -21,8 +24,8 @@ tri_gamma  1.1e-15
 import numpy as np
 
 from pytensor.link.onnx.numerics.constants import PI
-from pytensor.link.onnx.numerics.trigonometric import sin, tan
-from pytensor.link.onnx.value import Value, polevl, where
+from pytensor.link.onnx.numerics.trigonometric import sin_pi, tan
+from pytensor.link.onnx.value import Value, maximum, polevl, where
 
 
 PSI_ASYMPTOTIC = [
@@ -102,12 +105,13 @@ def psi_one_two(x: Value) -> Value:
 def psi_positive(x: Value) -> Value:
     """SciPy's digamma of ``x >= 1``: steps down to ``(1, 2]`` from ``x <= 10``."""
     small = x <= 10.0
-    s, steps = where(small, x, 1.0), 0.0
-    for _ in range(8):
-        step = s > 2.0
-        s = where(step, s - 1.0, s)
-        steps = where(step, 1.0 / s, 0.0) + steps
-    near = steps + psi_one_two(s)
+    s = where(small, x, 1.0)
+    steps = 0.0
+    for k in range(1, 9):
+        # Cephes' step k, taken while s - k > 1: five nodes (Cephes' six)
+        shifted = s - float(k)
+        steps = where(shifted > 1.0, 1.0 / shifted, 0.0) + steps
+    near = steps + psi_one_two(s - maximum(s.ceil() - 2.0, 0.0))
     z = 1.0 / (x * x)
     asymptotic = x.log() - 0.5 / x - z * polevl(z, PSI_ASYMPTOTIC)
     return where(small, near, asymptotic)
@@ -121,6 +125,8 @@ def psi_near_negative_root(x: Value) -> Value:
 def psi(x: Value) -> Value:
     """The digamma function ``Γ'(x) / Γ(x)``."""
     negative = x < 0.0
+    # tan of the rounded PI * fraction, as SciPy: its error near the poles
+    # (2e-14) is in the reference values
     fraction = x - x.ceil()
     reflection = where(negative, -PI / tan(PI * fraction), 0.0)
     y = where(negative, 1.0 - x, x)
@@ -148,11 +154,14 @@ TRIGAMMA_BERNOULLI = [
 
 
 def trigamma_positive(x: Value) -> Value:
-    z, total = x, 0.0
-    for _ in range(int(TRIGAMMA_FROM)):
-        step = z < TRIGAMMA_FROM
-        total = where(step, 1.0 / (z * z), 0.0) + total
-        z = where(step, z + 1.0, z)
+    """``zeta(2, x)`` of ``x >= 0``: ``1/x**2 + ... + 1/(x+9)**2`` (a sum of
+    positive terms, all of them whatever ``x``, so without masks) and the
+    asymptotic expansion at ``z = x + 10``."""
+    total = 1.0 / (x * x)
+    for k in range(1, int(TRIGAMMA_FROM)):
+        z = x + float(k)
+        total = total + 1.0 / (z * z)
+    z = x + TRIGAMMA_FROM
     w = 1.0 / (z * z)
     series = polevl(w, TRIGAMMA_BERNOULLI)
     return total + (1.0 + 0.5 / z + w * series) / z
@@ -161,8 +170,7 @@ def trigamma_positive(x: Value) -> Value:
 def trigamma(x: Value) -> Value:
     """SciPy's ``polygamma(1, x)``, the Hurwitz zeta function ``zeta(2, x)``."""
     negative = x < 0.0
-    fraction = x - x.round()
-    sin_pi_x = sin(PI * fraction)
+    sin_pi_x = sin_pi(x - x.round())
     reflection = (PI * PI) / (sin_pi_x * sin_pi_x)
     positive_part = trigamma_positive(where(negative, 1.0 - x, x))
     result = where(negative, reflection - positive_part, positive_part)

