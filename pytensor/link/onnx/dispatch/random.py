@@ -101,15 +101,19 @@ SAMPLERS: dict[type, Callable[..., Value]] = {
     ptr.VonMisesRV: random_continuous.von_mises,
 }
 
+
+def pymc_wald(draws, mu, lam, alpha):
+    return random.wald(draws, mu, lam) + alpha
+
+
 # PyMC's RandomVariables, by class name (PyMC is not imported here)
 PYMC_SAMPLERS: dict[str, Callable[..., Value]] = {
     "TruncatedNormalRV": random_continuous.truncated_normal,
-    "KumaraswamyRV": random_continuous.kumaraswamy,
-    "AsymmetricLaplaceRV": random_continuous.asymmetric_laplace,
     "SkewNormalRV": random_continuous.skew_normal,
+    "SkewStudentTRV": random_gamma.skew_student_t,
     "RiceRV": random_continuous.rice,
     "MoyalRV": random_continuous.moyal,
-    "ExGaussianRV": random_continuous.ex_gaussian,
+    "WaldRV": pymc_wald,
 }
 
 # What NumPy's generator raises ValueError for, by distribution: a condition
@@ -150,8 +154,23 @@ PARAMETER_CHECKS: dict[type, list[tuple[Callable[..., Value], str]]] = {
     ],
 }
 
-# Distributions without a sampler, and why
-UNSUPPORTED: dict[str, str] = {}
+# Distributions without a sampler, by class name, and why
+NOT_YET = "no ONNX sampler yet"
+UNSUPPORTED: dict[str, str] = {
+    "ChoiceWithoutReplacement": f"{NOT_YET} (a Gumbel top-k per batch)",
+    "PermutationRV": f"{NOT_YET} (a sort of random keys per batch)",
+    "FlatRV": "an improper distribution: PyMC cannot draw from it either",
+    "HalfFlatRV": "an improper distribution: PyMC cannot draw from it either",
+    "CustomDistRV": "it draws with a user's Python function, which ONNX cannot run",
+    "SimulatorRV": "it draws with a user's Python function, which ONNX cannot run",
+    "PolyaGammaRV": f"{NOT_YET} (PyMC draws with the polyagamma package)",
+    "InterpolatedRV": f"{NOT_YET} (inversion of a tabulated CDF)",
+    "StickBreakingWeightsRV": f"{NOT_YET} (its number of weights is a parameter)",
+    "MatrixNormalRV": f"{NOT_YET} (two Cholesky factors)",
+    "WishartRV": f"{NOT_YET} (Bartlett decomposition)",
+    "CARRV": f"{NOT_YET} (a sparse precision matrix)",
+    "ICARRV": f"{NOT_YET} (a singular precision matrix)",
+}
 
 
 def param_values(builder, node, params, dtype=None):
@@ -238,7 +257,18 @@ NON_TRANSFORM_SAMPLERS = {
     ptr.MvNormalRV: sample_multivariate_normal,
 }
 
-PYMC_NON_TRANSFORM_SAMPLERS = {"DiscreteUniformRV": sample_discrete_uniform}
+
+def sample_clipped_beta(op, node, builder, draws, params) -> Value:
+    # PyMC clips its beta draws to [eps, 1 - eps] of their dtype
+    eps = float(np.finfo(node.outputs[1].type.dtype).eps)
+    x = random_gamma.beta(draws, *param_values(builder, node, params, "float64"))
+    return where(x < eps, eps, where(x > 1.0 - eps, 1.0 - eps, x))
+
+
+PYMC_NON_TRANSFORM_SAMPLERS = {
+    "DiscreteUniformRV": sample_discrete_uniform,
+    "BetaClippedRV": sample_clipped_beta,
+}
 
 
 # The converter
@@ -285,16 +315,16 @@ def draw_shape(builder, op, node, inputs) -> Value:
     return concat([batch_shape, core_shape], axis=0)
 
 
-def converter_of(op):
-    """The function sampling ``op``'s distribution, ``None`` if there is none."""
-    if type(op).__module__.split(".")[0] == "pymc":
-        name = type(op).__name__
+def converter_of(rv_class: type):
+    """The function sampling a ``RandomVariable`` class, ``None`` if there is none."""
+    if rv_class.__module__.split(".")[0] == "pymc":
+        name = rv_class.__name__
         if name in PYMC_SAMPLERS:
             return sample_transformed
         return PYMC_NON_TRANSFORM_SAMPLERS.get(name)
-    if type(op) in SAMPLERS:
+    if rv_class in SAMPLERS:
         return sample_transformed
-    return NON_TRANSFORM_SAMPLERS.get(type(op))
+    return NON_TRANSFORM_SAMPLERS.get(rv_class)
 
 
 def supported_distributions() -> list[str]:
@@ -306,7 +336,7 @@ def supported_distributions() -> list[str]:
 
 @onnx_funcify.register(RandomVariable)
 def onnx_funcify_RandomVariable(op, node, builder, inputs, **kwargs):
-    sample = converter_of(op)
+    sample = converter_of(type(op))
     if sample is None:
         reason = UNSUPPORTED.get(type(op).__name__, "it has no ONNX sampler yet")
         raise NotImplementedError(

@@ -3,7 +3,6 @@ and the distributions PyMC defines."""
 
 import numpy as np
 
-from pytensor.link.onnx.numerics.elementary import expm1, log1p
 from pytensor.link.onnx.numerics.error_functions import erfc, erfcinv
 from pytensor.link.onnx.numerics.random import Draws, until_accepted
 from pytensor.link.onnx.numerics.trigonometric import arccos
@@ -70,20 +69,6 @@ def truncated_normal(draws: Draws, mu, sigma, lower, upper) -> Value:
     return mu + sigma * where(reflect, -x, x)
 
 
-def kumaraswamy(draws, a, b):
-    """``(1 - (1 - u)**(1/b))**(1/a)``, as PyMC."""
-    return (-expm1(log1p(-draws.uniform()) / b)) ** (1.0 / a)
-
-
-def asymmetric_laplace(draws, b, kappa, mu):
-    """Inversion, as PyMC's ``AsymmetricLaplaceRV``."""
-    u = draws.open_uniform()
-    switch = kappa * kappa / (1.0 + kappa * kappa)
-    below = mu + kappa * (u / switch).log() / b
-    above = mu - ((1.0 - u) * (1.0 + kappa * kappa)).log() / (kappa * b)
-    return where(u <= switch, below, above)
-
-
 def skew_normal(draws, mu, sigma, alpha):
     """Azzalini's construction, as SciPy's ``skewnorm``."""
     u0 = draws.standard_normal()
@@ -104,8 +89,3 @@ def moyal(draws, mu, sigma):
     """``mu - sigma log(Z**2)`` for a standard normal ``Z`` (SciPy's ``moyal``)."""
     z = draws.standard_normal()
     return mu - sigma * (z * z).log()
-
-
-def ex_gaussian(draws, mu, sigma, nu):
-    """A normal plus an exponential of mean ``nu``."""
-    return mu + sigma * draws.standard_normal() - nu * draws.open_uniform().log()

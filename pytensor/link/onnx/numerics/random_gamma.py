@@ -81,3 +81,11 @@ def student_t(draws, df, loc, scale):
     log_gamma = log_standard_gamma(draws.derived(1), half_df)
     z = draws.standard_normal()
     return loc + scale * z * (0.5 * (half_df.log() - log_gamma)).exp()
+
+
+def skew_student_t(draws, a, b, mu, sigma):
+    """Jones and Faddy's skew-t from ``B ~ Beta(a, b)``, as SciPy's ``jf_skew_t``:
+    ``(2 B - 1) sqrt(a + b) / (2 sqrt(B (1 - B)))``."""
+    x = beta(draws, a, b)
+    t = (2.0 * x - 1.0) * (a + b).sqrt() / (2.0 * (x * (1.0 - x)).sqrt())
+    return mu + sigma * t
