@@ -8,7 +8,11 @@ PyTensor's, and how the generator state behaves: it advances exactly when
 PyTensor's does, and reseeding reproduces the draws.
 """
 
+import importlib
+import pkgutil
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -20,10 +24,12 @@ from hypothesis import strategies as st
 from pytensor.compile.mode import Mode
 from pytensor.compile.sharedvalue import shared
 from pytensor.graph.basic import Constant
+from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
 from pytensor.link.onnx import UnsupportedGraphError, export_onnx
+from pytensor.link.onnx.dispatch import random as random_dispatch
 from tests.link.onnx.utils import onnx_model_of
 
 
@@ -532,29 +538,74 @@ def test_draws_in_a_larger_graph():
 
 
 UNSUPPORTED = {
-    "gamma": lambda rng: pt.random.gamma(2.0, scale=1.0, rng=rng),
-    "beta": lambda rng: pt.random.beta(2.0, 3.0, rng=rng),
-    "poisson": lambda rng: pt.random.poisson(3.0, rng=rng),
-    "binomial": lambda rng: pt.random.binomial(10, 0.5, rng=rng),
-    "dirichlet": lambda rng: pt.random.dirichlet(np.ones(3), rng=rng),
-    "vonmises": lambda rng: pt.random.vonmises(0.0, 1.0, rng=rng),
-    "t": lambda rng: pt.random.t(3.0, rng=rng),
-    "multinomial": lambda rng: pt.random.multinomial(5, [0.5, 0.5], rng=rng),
     "permutation": lambda rng: pt.random.permutation(5, rng=rng),
+    "choice_without_replacement": lambda rng: pt.random.choice(
+        5, size=(3,), replace=False, rng=rng
+    ),
 }
 
 
 @pytest.mark.parametrize("name", list(UNSUPPORTED))
-def test_unsupported_distributions_raise_with_their_name(name):
+def test_unsupported_distributions_raise_with_their_name_and_reason(name):
     rng = shared(np.random.default_rng(0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         x = UNSUPPORTED[name](rng)
-    dist_name = x.owner.op.name
+    op = x.owner.op
+    reason = random_dispatch.UNSUPPORTED[type(op).__name__]
     with pytest.raises(
-        NotImplementedError, match=rf"(?s)no sampler for the {dist_name} "
+        NotImplementedError, match=rf"(?s)no sampler for the {op.name} "
     ):
         pytensor.function([], x, mode="ONNX")
+    with pytest.raises(NotImplementedError, match=re.escape(reason)):
+        pytensor.function([], x, mode="ONNX")
+
+
+def random_variable_classes():
+    """Every ``RandomVariable`` class of PyTensor, and of PyMC if installed."""
+    import pytensor.tensor.random.basic as basic
+
+    modules = [basic]
+    try:
+        import pymc.distributions as pymc_distributions
+    except ImportError:
+        pass
+    else:
+        modules += [
+            importlib.import_module(info.name)
+            for info in pkgutil.walk_packages(
+                pymc_distributions.__path__, "pymc.distributions."
+            )
+        ]
+    return {
+        cls
+        for module in modules
+        for cls in vars(module).values()
+        if isinstance(cls, type)
+        and issubclass(cls, RandomVariable)
+        and cls.__module__ == module.__name__
+        and cls is not basic.ScipyRandomVariable
+    }
+
+
+DOCS = Path(__file__).parents[3] / "docs" / "random.rst"
+
+
+def documented_statuses():
+    """``{class name: status}`` from the table of docs/random.rst."""
+    rows = re.findall(
+        r"^   \* - ``(\w+)``\n     - .*\n     - (.*)$", DOCS.read_text(), re.M
+    )
+    return dict(rows)
+
+
+def test_every_random_variable_samples_or_is_documented_unsupported():
+    documented = documented_statuses()
+    for cls in random_variable_classes():
+        converts = random_dispatch.converter_of(cls) is not None
+        assert converts or cls.__name__ in random_dispatch.UNSUPPORTED, cls
+        expected = "samples" if converts else random_dispatch.UNSUPPORTED[cls.__name__]
+        assert documented.get(cls.__name__) == expected, cls
 
 
 def test_random_generators_inside_scan_raise():

@@ -8,6 +8,11 @@ the key alone, with wrapping uint64 arithmetic:
   uniform variate they need;
 - the key of the next generator is ``bits(key, 0)``, `mix` of the key.
 
+Samplers that need several independent streams (a rejection sampler's
+rounds, the two gammas of a beta) take them from *derived keys*
+``mix(key + (j + 1) * 0xD1B54A32D192ED03)``, each the key of a new
+counter stream (see `Draws.derived`).
+
 Uniform variates are made of the top bits: ``(bits >> 11) * 2**-53`` in
 ``[0, 1)``, or ``((bits >> 12) + 0.5) * 2**-52`` in ``(0, 1)`` where a
 logarithm needs it. Every distribution here is an exact transformation of
@@ -20,6 +25,7 @@ a model.
 
 import numpy as np
 
+from pytensor.link.onnx.numerics.iteration import converge
 from pytensor.link.onnx.value import Value, arange, concat, where
 
 
@@ -27,11 +33,27 @@ GOLDEN_GAMMA = 0x9E3779B97F4A7C15
 MIX_STEPS = ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB))
 LAST_SHIFT = 31
 KEY_BOUND = 2**64
+SPLIT_GAMMA = 0xD1B54A32D192ED03
+# Rounds of a rejection sampler before it gives up. Each sampler accepts a
+# proposal with probability above 1/2 (above 0.95 for most), so the chance
+# that one of 10**9 draws is still pending after 200 rounds is below 1e-50.
+MAX_ROUNDS = 200
+# Inversion ends past the mode where the next probabilities fall below this
+# fraction of the cumulative probability, below the resolution of the uniform
+# variates (2**-53).
+NEGLIGIBLE = 2.0**-60
 
 
 def draw_key(rng: np.random.Generator) -> np.uint64:
     """Draw 64 random bits from ``rng``, advancing it."""
     return rng.integers(KEY_BOUND, dtype=np.uint64)
+
+
+def derived_key(key: Value, index) -> Value:
+    """The key of stream ``index`` derived from ``key`` (an int or a 0-d uint64 value)."""
+    if isinstance(index, int):
+        return mix(key + ((index + 1) * SPLIT_GAMMA) % KEY_BOUND)
+    return mix(key + (index + 1) * SPLIT_GAMMA)
 
 
 def mix(z: Value) -> Value:
@@ -71,6 +93,7 @@ class Draws:
     """
 
     def __init__(self, key: Value, shape: Value):
+        self.key = key
         self.shape = shape
         self.size = shape.apply("ReduceProd", shape, keepdims=0)
         self.state = key + arange(self.size).cast("uint64") * GOLDEN_GAMMA
@@ -91,8 +114,26 @@ class Draws:
             state = state.apply("Slice", state, state.indices([0]), length)
         return mix(state + offset)
 
+    def derived(self, index, shape: Value | None = None) -> "Draws":
+        """Draws of another stream, independent of these: from `derived_key`
+        ``index`` (an int or a 0-d uint64 value), of ``shape`` (by default this one)."""
+        return Draws(
+            derived_key(self.key, index), self.shape if shape is None else shape
+        )
+
     def shaped(self, flat: Value) -> Value:
         return flat.apply("Reshape", flat, self.shape)
+
+    def flat(self, value: Value) -> Value:
+        """``value`` broadcast to the shape of the draws, flat.
+
+        It is computed from the key, which onnxruntime cannot fold: folding
+        the constant parameters of a draw of static shape into arrays of that
+        shape makes creating the session slow (a minute for a million draws).
+        """
+        zero = self.key.bitwise_and(0).cast(value.dtype)
+        unfoldable = value | zero if value.dtype == "bool" else value + zero
+        return unfoldable.expand(self.shape).reshape(self.size.unsqueeze([0]))
 
     def top_bits(self, n_bits: int, length: Value | None = None) -> Value:
         """The top ``n_bits`` of `bits` as float64 integers, flat."""
@@ -224,3 +265,98 @@ def categorical(draws, p: Value) -> Value:
     cumulative = p.apply("CumSum", p, p.constant(-1, "int64")).cast("float64")
     below = (cumulative < draws.uniform().unsqueeze([-1])).cast("int64")
     return below.apply("ReduceSum", below, below.indices([-1]), keepdims=0)
+
+
+def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str):
+    """Rejection sampling of every draw at once, in one ONNX ``Loop``.
+
+    Round ``r`` calls ``propose(round_draws, *flat_params)`` for all the draws,
+    with the bits of the derived stream ``r`` and the parameters broadcast and
+    flattened; it returns flat float64 candidates and where they are accepted.
+    An accepted candidate is frozen; the loop ends when every draw is
+    accepted, and the function raises ``RuntimeError`` if some draw is still
+    pending after `MAX_ROUNDS` rounds.
+
+    Parameters
+    ----------
+    propose
+        One round of the sampler, on flat float64 vectors.
+    draws
+        The draws to make, whose key derives the rounds' keys.
+    params
+        float64 parameters broadcasting to the shape of the draws.
+    skip
+        Where no draw is needed (a bool broadcasting to the shape of the
+        draws): those elements are 0.
+    name
+        The distribution, for the ``Loop``'s name and the error message.
+    """
+    flat_shape = draws.size.unsqueeze([0])
+    flat_params = [draws.flat(param) for param in params]
+
+    def step(iteration, key, flat_shape, *params, draw):
+        rounds = Draws(derived_key(key, iteration.cast("uint64")), flat_shape)
+        candidate, accepted = propose(rounds, *params)
+        return {"draw": candidate}, accepted
+
+    start = draws.key.constant(0.0, "float64").expand(flat_shape)
+    draw, done = converge(
+        step,
+        [draws.key, flat_shape, *flat_params],
+        {"draw": start},
+        draws.flat(skip),
+        MAX_ROUNDS,
+        f"{name}_rejection",
+    )
+    draws.key.builder.require(
+        done,
+        RuntimeError,
+        f"the {name} sampler did not accept every draw within {MAX_ROUNDS} "
+        "rounds of rejection sampling",
+    )
+    return draws.shaped(draw)
+
+
+def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name):
+    """Discrete inversion: the first ``k`` whose cumulative probability reaches ``u``.
+
+    A sequential search for all draws at once in one ONNX ``Loop``, from
+    ``k = start`` of probability ``pmf = start_pmf`` (``start`` is a pair),
+    with ``pmf(k + 1) = pmf(k) ratio(k, *params)``. The search of a draw
+    stops where the cumulative probability reaches its uniform variate, at
+    ``last`` (the end of the support), or past the mode once the next
+    probabilities are below the rounding of the cumulative one.
+
+    Parameters
+    ----------
+    ratio
+        ``ratio(k, *params)`` of flat float64 vectors.
+    draws
+        The draws; one uniform variate each.
+    params, start, last
+        float64 values broadcasting to the shape of the draws.
+    skip
+        Where no draw is needed (a bool): those give ``start``.
+    name
+        The distribution, for the ``Loop``'s name.
+    """
+    u = draws.flat(draws.uniform())
+    start_k, start_pmf = (draws.flat(value) for value in start)
+
+    def step(iteration, u, last, *params, k, pmf, cdf):
+        factor = ratio(k, *params)
+        next_pmf = pmf * factor
+        next_k = k + 1.0
+        next_cdf = cdf + next_pmf
+        ended = (next_k >= last) | ((factor < 1.0) & (next_pmf < NEGLIGIBLE * cdf))
+        return {"k": next_k, "pmf": next_pmf, "cdf": next_cdf}, (u <= next_cdf) | ended
+
+    k, *_ = converge(
+        step,
+        [u, draws.flat(last), *(draws.flat(param) for param in params)],
+        {"k": start_k, "pmf": start_pmf, "cdf": start_pmf},
+        draws.flat(skip) | (u <= start_pmf) | (start_k >= draws.flat(last)),
+        2**62,
+        f"{name}_inversion",
+    )
+    return draws.shaped(k)

@@ -1,0 +1,357 @@
+"""Goodness of fit of every sampler under mode="ONNX", float64 and float32.
+
+Each case draws 20,000 values at a fixed seed and compares them with SciPy's
+distribution: Kolmogorov-Smirnov for continuous draws, chi-square on
+quantile bins (which pool the tails) for discrete ones, and the mean and
+variance within 6 standard errors where those moments exist. The seeds are
+fixed, so the outcome is deterministic; the p-value threshold, 1e-4, is far
+above what a wrong sampler gives (~1e-50) at this sample size.
+"""
+
+import warnings
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+import scipy.stats as stats
+from pytensor.compile.mode import Mode
+from pytensor.compile.sharedvalue import shared
+
+import pytensor
+from pytensor.link.onnx.numerics import random as random_numerics
+
+
+N_DRAWS = 20_000
+MIN_P_VALUE = 1e-4
+STANDARD_ERRORS = 6
+
+
+def compile_draws(rvs, dtype):
+    """One ONNX function drawing ``N_DRAWS`` of each ``(rv, params)`` of ``rvs``.
+
+    Float parameters are cast to ``dtype``, the dtype of float draws.
+    """
+    outputs = []
+    for i, (rv, params) in enumerate(rvs):
+        rng = shared(np.random.default_rng(i))
+        cast = [np.asarray(p, dtype) if isinstance(p, float) else p for p in params]
+        kwargs = {"dtype": dtype} if getattr(rv, "dtype", "floatX") == "floatX" else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            outputs.append(rv(*cast, size=(N_DRAWS,), rng=rng, **kwargs))
+    return pytensor.function([], outputs, mode="ONNX")()
+
+
+def assert_moments(sample, dist):
+    mean, variance, _, kurtosis = (float(m) for m in dist.stats(moments="mvsk"))
+    sample = sample.astype("float64")
+    if np.isfinite(variance):
+        assert abs(sample.mean() - mean) < STANDARD_ERRORS * np.sqrt(variance / N_DRAWS)
+    if np.isfinite(kurtosis):
+        variance_error = variance * np.sqrt((kurtosis + 2) / N_DRAWS)
+        assert abs(sample.var() - variance) < STANDARD_ERRORS * variance_error
+
+
+def quantile_bins_p_value(sample, dist, n_bins=30):
+    """Chi-square p-value of the counts of discrete draws in bins of about
+    equal probability, the tails pooled into the first and last."""
+    edges = np.unique(dist.ppf(np.linspace(0, 1, n_bins + 1)[1:-1]))
+    probabilities = np.diff(np.concatenate([[0.0], dist.cdf(edges), [1.0]]))
+    counts = np.bincount(np.searchsorted(edges, sample), minlength=len(edges) + 1)
+    possible = probabilities > 0
+    assert counts[~possible].sum() == 0, "draws of probability 0"
+    expected = probabilities[possible] / probabilities[possible].sum() * sample.size
+    return stats.chisquare(counts[possible], expected).pvalue
+
+
+def gamma(shape, scale, **kwargs):
+    return pt.random.gamma(shape, scale=scale, **kwargs)
+
+
+CONTINUOUS = {
+    "gamma": (gamma, (2.5, 2.0), stats.gamma(2.5, scale=2)),
+    "gamma shape<1": (gamma, (0.3, 1.0), stats.gamma(0.3)),
+    "gamma huge shape": (gamma, (1e6, 1e-6), stats.gamma(1e6, scale=1e-6)),
+    "gamma huge scale": (gamma, (3.0, 1e30), stats.gamma(3, scale=1e30)),
+    "gamma tiny scale": (gamma, (3.0, 1e-30), stats.gamma(3, scale=1e-30)),
+    "invgamma": (pt.random.invgamma, (3.0, 2.0), stats.invgamma(3, scale=2)),
+    "gengamma": (
+        pt.random.gengamma,
+        (2.0, 1.5, 2.0),
+        stats.gengamma(2 / 1.5, 1.5, scale=2),
+    ),
+    "beta": (pt.random.beta, (2.0, 3.0), stats.beta(2, 3)),
+    "beta shapes<1": (pt.random.beta, (0.4, 0.6), stats.beta(0.4, 0.6)),
+    "t": (pt.random.t, (3.0, 1.0, 2.0), stats.t(3, 1, 2)),
+    "t df=30": (pt.random.t, (30.0, 0.0, 1.0), stats.t(30)),
+    "t df<1": (pt.random.t, (0.5, 0.0, 1.0), stats.t(0.5)),
+    "vonmises": (pt.random.vonmises, (0.0, 2.0), stats.vonmises(2.0)),
+    "vonmises kappa=1e-3": (pt.random.vonmises, (0.0, 1e-3), stats.vonmises(1e-3)),
+    "vonmises kappa=1e7": (pt.random.vonmises, (0.0, 1e7), stats.norm(0, 1e7**-0.5)),
+}
+
+DISCRETE = {
+    "poisson": (pt.random.poisson, (3.0,), stats.poisson(3)),
+    "poisson 9.9": (pt.random.poisson, (9.9,), stats.poisson(9.9)),
+    "poisson 10": (pt.random.poisson, (10.0,), stats.poisson(10)),
+    "poisson 1e6": (pt.random.poisson, (1e6,), stats.poisson(1e6)),
+    "poisson 1e-3": (pt.random.poisson, (1e-3,), stats.poisson(1e-3)),
+    "binomial": (pt.random.binomial, (20, 0.2), stats.binom(20, 0.2)),
+    "binomial p>1/2": (pt.random.binomial, (20, 0.9), stats.binom(20, 0.9)),
+    "binomial large": (pt.random.binomial, (200, 0.7), stats.binom(200, 0.7)),
+    "binomial 1e9": (pt.random.binomial, (10**9, 0.3), stats.binom(10**9, 0.3)),
+    "negative_binomial": (
+        pt.random.negative_binomial,
+        (5, 0.3),
+        stats.nbinom(5, 0.3),
+    ),
+    "negative_binomial n<1": (
+        pt.random.negative_binomial,
+        (0.5, 0.2),
+        stats.nbinom(0.5, 0.2),
+    ),
+    "betabinom": (pt.random.betabinom, (10, 2.0, 3.0), stats.betabinom(10, 2, 3)),
+    "hypergeometric": (
+        pt.random.hypergeometric,
+        (7, 12, 9),
+        stats.hypergeom(19, 7, 9),
+    ),
+    "hypergeometric large sample": (
+        pt.random.hypergeometric,
+        (50, 60, 80),
+        stats.hypergeom(110, 50, 80),
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=["float64", "float32"])
+def samples(request):
+    cases = {**CONTINUOUS, **DISCRETE}
+    draws = compile_draws([case[:2] for case in cases.values()], request.param)
+    return request.param, dict(zip(cases, draws, strict=True))
+
+
+@pytest.mark.parametrize("name", list(CONTINUOUS))
+def test_continuous_goodness_of_fit(samples, name):
+    dtype, draws = samples
+    sample = draws[name]
+    dist = CONTINUOUS[name][2]
+    assert sample.dtype == dtype and sample.shape == (N_DRAWS,)
+    p_value = stats.kstest(sample.astype("float64"), dist.cdf).pvalue
+    assert p_value > MIN_P_VALUE
+    assert_moments(sample, dist)
+
+
+@pytest.mark.parametrize("name", list(DISCRETE))
+def test_discrete_goodness_of_fit(samples, name):
+    _, draws = samples
+    sample = draws[name]
+    dist = DISCRETE[name][2]
+    assert sample.dtype == np.int64
+    lower, upper = dist.support()
+    assert sample.min() >= lower and sample.max() <= upper
+    assert quantile_bins_p_value(sample, dist) > MIN_P_VALUE
+    assert_moments(sample, dist)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_dirichlet_marginals_are_betas(dtype):
+    alphas = np.array([0.5, 1.0, 2.5])
+    [sample] = compile_draws([(pt.random.dirichlet, (alphas.astype(dtype),))], dtype)
+    assert sample.shape == (N_DRAWS, 3) and sample.dtype == dtype
+    np.testing.assert_allclose(sample.sum(-1), 1, rtol=1e-5)
+    for i, alpha in enumerate(alphas):
+        marginal = stats.beta(alpha, alphas.sum() - alpha)
+        assert stats.kstest(sample[:, i], marginal.cdf).pvalue > MIN_P_VALUE
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_multinomial_marginals_are_binomials(dtype):
+    p = np.array([0.2, 0.0, 0.3, 0.5], dtype=dtype)
+    [sample] = compile_draws([(pt.random.multinomial, (40, p))], dtype)
+    assert sample.shape == (N_DRAWS, 4) and sample.dtype == np.int64
+    np.testing.assert_array_equal(sample.sum(-1), 40)
+    np.testing.assert_array_equal(sample[:, 1], 0)
+    for i in (0, 2, 3):
+        marginal = stats.binom(40, float(p[i]))
+        assert quantile_bins_p_value(sample[:, i], marginal) > MIN_P_VALUE
+        assert_moments(sample[:, i], marginal)
+
+
+def draw_once(x):
+    return pytensor.function([], x, mode="ONNX")()
+
+
+def rng(seed=0):
+    return shared(np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize(
+    "rv, params, numpy_draw",
+    [
+        (pt.random.gamma, (1e-3, 1.0), lambda gen: gen.gamma(1e-3, size=N_DRAWS)),
+        (pt.random.beta, (0.05, 0.1), lambda gen: gen.beta(0.05, 0.1, size=N_DRAWS)),
+        (
+            pt.random.dirichlet,
+            (np.array([0.01, 0.02]),),
+            lambda gen: gen.dirichlet([0.01, 0.02], size=N_DRAWS)[:, 0],
+        ),
+    ],
+    ids=["gamma 1e-3", "beta 0.05 0.1", "dirichlet 0.01 0.02"],
+)
+def test_tiny_shapes_match_numpy(rv, params, numpy_draw):
+    # SciPy's CDFs are inaccurate for such shapes: compare with NumPy's draws
+    sample = draw_once(rv(*params, size=(N_DRAWS,), rng=rng()))
+    sample = sample[:, 0] if sample.ndim == 2 else sample
+    reference = numpy_draw(np.random.default_rng(1))
+    assert stats.ks_2samp(sample, reference).pvalue > MIN_P_VALUE
+
+
+def test_edge_parameters_like_numpy():
+    zero, one, nan = np.array(0.0), np.array(1.0), np.array(np.nan)
+    np.testing.assert_array_equal(
+        draw_once(pt.random.gamma(zero, one, size=5, rng=rng())), 0
+    )
+    np.testing.assert_array_equal(
+        draw_once(pt.random.poisson(zero, size=5, rng=rng())), 0
+    )
+    binomial = pt.random.binomial(7, np.array([0.0, 1.0]), size=(50, 2), rng=rng())
+    np.testing.assert_array_equal(draw_once(binomial), np.broadcast_to([0, 7], (50, 2)))
+    nb = pt.random.negative_binomial(3, one, size=5, rng=rng())
+    np.testing.assert_array_equal(draw_once(nb), 0)
+    for x in (
+        pt.random.gamma(nan, one, size=3, rng=rng()),
+        pt.random.beta(nan, one, size=3, rng=rng()),
+        pt.random.vonmises(zero, nan, size=3, rng=rng()),
+    ):
+        assert np.isnan(draw_once(x)).all()
+    assert np.isinf(draw_once(pt.random.gamma(np.array(np.inf), one, rng=rng())))
+
+
+# The Python mode raises the same errors, except where PyTensor draws with
+# SciPy (t, nbinom), whose messages differ.
+@pytest.mark.parametrize(
+    "make, message, same_in_python_mode",
+    [
+        (lambda r: pt.random.gamma(-1.0, 1.0, rng=r), "shape < 0", True),
+        (lambda r: pt.random.beta(0.0, 1.0, rng=r), "a <= 0", True),
+        (lambda r: pt.random.poisson(-1.0, rng=r), "lam < 0", True),
+        (lambda r: pt.random.poisson(np.nan, rng=r), "lam < 0 or lam is NaN", True),
+        (lambda r: pt.random.poisson(1e19, rng=r), "lam value too large", True),
+        (lambda r: pt.random.binomial(5, 1.5, rng=r), "p < 0, p > 1", True),
+        (lambda r: pt.random.binomial(-1, 0.5, rng=r), "n < 0", True),
+        (lambda r: pt.random.negative_binomial(5, 0.0, rng=r), "p <= 0", False),
+        (lambda r: pt.random.t(0.0, rng=r), "df <= 0", False),
+        (lambda r: pt.random.vonmises(0.0, -1.0, rng=r), "kappa < 0", True),
+        (lambda r: pt.random.hypergeometric(5, 5, 11, rng=r), "ngood \\+ nbad", True),
+    ],
+)
+def test_invalid_parameters_raise_like_numpy(make, message, same_in_python_mode):
+    x = make(rng())
+    with pytest.raises(ValueError, match=message):
+        draw_once(x)
+    if same_in_python_mode:
+        with pytest.raises(ValueError, match=message):
+            pytensor.function([], x, mode=Mode(linker="py", optimizer=None))()
+
+
+def test_rejection_cap_raises(monkeypatch):
+    monkeypatch.setattr(random_numerics, "MAX_ROUNDS", 0)
+    x = pt.random.gamma(2.0, 1.0, size=3, rng=rng())
+    with pytest.raises(RuntimeError, match="gamma sampler did not accept every draw"):
+        draw_once(x)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda r: pt.random.gamma(0.5, 1.0, size=100, rng=r),
+        lambda r: pt.random.poisson(np.array([2.0, 500.0]), size=(50, 2), rng=r),
+        lambda r: pt.random.binomial(np.array([5, 500]), 0.4, size=(50, 2), rng=r),
+        lambda r: pt.random.multinomial(9, np.array([0.3, 0.7]), size=20, rng=r),
+    ],
+    ids=["gamma", "poisson", "binomial", "multinomial"],
+)
+def test_same_seed_same_draws_and_generator_advances(make):
+    generator = rng(5)
+    x = make(generator)
+    fn = pytensor.function([], x, updates={generator: x.owner.outputs[0]}, mode="ONNX")
+    first, second = fn(), fn()
+    assert not np.array_equal(first, second)
+    generator.set_value(np.random.default_rng(5))
+    np.testing.assert_array_equal(fn(), first)
+    reference = np.random.default_rng(5)
+    reference.integers(2**64, dtype=np.uint64)
+    assert generator.get_value().bit_generator.state == reference.bit_generator.state
+
+
+def test_parameters_broadcast_with_size():
+    lam = np.array([[1.0], [100.0]])
+    sample = draw_once(pt.random.poisson(lam, size=(5000, 2, 3), rng=rng()))
+    assert sample.shape == (5000, 2, 3)
+    means = sample.mean(0)
+    assert (abs(means - lam) < STANDARD_ERRORS * np.sqrt(lam / 5000)).all()
+    n = pt.lscalar("n")
+    x = pt.random.gamma(np.array([0.5, 5.0]), 1.0, size=(n, 2), rng=rng())
+    fn = pytensor.function([n], x, mode="ONNX")
+    assert fn(0).shape == (0, 2)
+    assert abs(fn(20_000).mean(0) - [0.5, 5.0]).max() < 0.1
+
+
+def test_multinomial_needs_a_static_number_of_categories():
+    p = pt.vector("p")
+    x = pt.random.multinomial(5, p, rng=rng())
+    with pytest.raises(NotImplementedError, match="number of categories known"):
+        pytensor.function([p], x, mode="ONNX")
+
+
+# PyMC's RandomVariables: name, PyMC distribution, parameters, SciPy's
+PYMC_CASES = {
+    "TruncatedNormal": (
+        "TruncatedNormal",
+        dict(mu=1.0, sigma=2.0, lower=0.0, upper=4.0),
+        stats.truncnorm(-0.5, 1.5, loc=1, scale=2),
+    ),
+    "TruncatedNormal tail": (
+        "TruncatedNormal",
+        dict(mu=0.0, sigma=1.0, lower=5.0, upper=6.0),
+        stats.truncnorm(5, 6),
+    ),
+    "TruncatedNormal one-sided": (
+        "TruncatedNormal",
+        dict(mu=0.0, sigma=1.0, upper=-3.0),
+        stats.truncnorm(-np.inf, -3),
+    ),
+    "SkewNormal": (
+        "SkewNormal",
+        dict(mu=1.0, sigma=2.0, alpha=-3.0),
+        stats.skewnorm(-3, 1, 2),
+    ),
+    "SkewStudentT": (
+        "SkewStudentT",
+        dict(a=3.0, b=5.0, mu=0.5, sigma=2.0),
+        stats.jf_skew_t(3, 5, 0.5, 2),
+    ),
+    "Rice": ("Rice", dict(b=1.5, sigma=2.0), stats.rice(1.5, scale=2)),
+    "Moyal": ("Moyal", dict(mu=1.0, sigma=2.0), stats.moyal(1, 2)),
+    "Wald": ("Wald", dict(mu=2.0, lam=3.0, alpha=1.0), stats.invgauss(2 / 3, 1, 3)),
+    "Beta": ("Beta", dict(alpha=2.0, beta=3.0), stats.beta(2, 3)),
+    "DiscreteUniform": (
+        "DiscreteUniform",
+        dict(lower=-3, upper=7),
+        stats.randint(-3, 8),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PYMC_CASES))
+def test_pymc_goodness_of_fit(name):
+    pm = pytest.importorskip("pymc")
+    distribution, params, dist = PYMC_CASES[name]
+    x = getattr(pm, distribution).dist(**params, size=N_DRAWS)
+    sample = draw_once(x)
+    if sample.dtype.kind == "f":
+        assert stats.kstest(sample, dist.cdf).pvalue > MIN_P_VALUE
+    else:
+        assert quantile_bins_p_value(sample, dist) > MIN_P_VALUE
+    assert_moments(sample, dist)
