@@ -11,6 +11,16 @@ Python numbers mixed into an expression become constants of the value's
 ``numbers`` dtype: its own dtype, or, for the booleans of a comparison, the
 dtype of the values compared. So ``where(x < 0, -1.0, 1.0)`` is of ``x``'s
 dtype.
+
+Index and shape arithmetic works on *scalars*: Python ints and bools when
+they are known at conversion time (static lengths, constant indices), 0-d
+int64 and bool values otherwise. Python's operators (``+ - * < <= > >=``,
+unary ``-``) already fold two Python ints; `product`, `equal`,
+`logical_not`, `logical_and`, `logical_or`, `where`, `select_max` and
+`select_min` also fold, and skip identities (``x * 1``, ``True & x``), so
+that a graph of static shapes gets no nodes for them. `length` and
+`strides` give the lengths and strides of an array as such scalars, and
+:meth:`Value.indices` stacks them into an int64 vector.
 """
 
 import numpy as np
@@ -103,7 +113,18 @@ class Value:
         return Value(self.builder, self.builder.constant(value, dtype), dtype)
 
     def indices(self, values) -> "Value":
-        """An int64 constant, for axes, shapes and positions."""
+        """An int64 constant, for axes, shapes and positions.
+
+        A list of scalars holding 0-d int64 values is stacked into a vector.
+        """
+        if isinstance(values, list | tuple) and any(
+            isinstance(v, Value) for v in values
+        ):
+            parts = [
+                v.unsqueeze([0]) if isinstance(v, Value) else self.indices([v])
+                for v in values
+            ]
+            return parts[0] if len(parts) == 1 else concat(parts, axis=0)
         return self.constant(np.asarray(values, dtype="int64"), "int64")
 
     def cast(self, dtype) -> "Value":
@@ -290,9 +311,14 @@ class Value:
         return self.constant(value, self.dtype).expand(self.shape())
 
 
-def where(condition: Value, if_true, if_false) -> Value:
+def where(condition: Value | bool, if_true, if_false) -> Value:
     """``Where``; Python numbers become constants of the other branch's dtype,
-    or of the condition's ``numbers`` dtype if both branches are numbers."""
+    or of the condition's ``numbers`` dtype if both branches are numbers.
+
+    A Python bool ``condition`` chooses a branch without a node.
+    """
+    if isinstance(condition, bool | np.bool_):
+        return if_true if condition else if_false
     values = [v for v in (if_true, if_false) if isinstance(v, Value)]
     like = values[0] if values else condition.constant(if_true)
     return like.apply("Where", condition, if_true, if_false, dtype=like.dtype)
@@ -306,8 +332,8 @@ def minimum(x: Value, y) -> Value:
     return x.apply("Min", x, y)
 
 
-def select_max(a: Value, b) -> Value:
-    """``max(a, b)`` as ``Where(a < b, b, a)``.
+def select_max(a, b):
+    """``max(a, b)`` as ``Where(a < b, b, a)`` (folded for two Python numbers).
 
     Exact for int64, where onnxruntime 1.31's ``Max`` and ``Min`` compare the
     low 32 bits as signed when the high halves are equal (wrong from 2**31 on).
@@ -315,9 +341,63 @@ def select_max(a: Value, b) -> Value:
     return where(a < b, b, a)
 
 
-def select_min(a: Value, b) -> Value:
+def select_min(a, b):
     """``min(a, b)`` as ``Where(b < a, b, a)`` (see `select_max`)."""
-    return where(a.apply("Less", b, a), b, a)
+    return where(b < a, b, a)
+
+
+def product(a, b):
+    """The scalar ``a * b``; a factor of 1 adds no node."""
+    if isinstance(b, int) and b == 1:
+        return a
+    if isinstance(a, int) and a == 1:
+        return b
+    return a * b
+
+
+def equal(a, b):
+    """Whether the scalars ``a`` and ``b`` are equal."""
+    if isinstance(a, Value):
+        return a.eq(b)
+    return b.eq(a) if isinstance(b, Value) else a == b
+
+
+def logical_not(a):
+    return ~a if isinstance(a, Value) else not a
+
+
+def logical_and(a, b):
+    """``a and b`` of bool scalars; a Python bool adds no node."""
+    if not isinstance(a, Value):
+        return b if a else False
+    if not isinstance(b, Value):
+        return a if b else False
+    return a & b
+
+
+def logical_or(a, b):
+    """``a or b`` of bool scalars; a Python bool adds no node."""
+    if not isinstance(a, Value):
+        return True if a else b
+    if not isinstance(b, Value):
+        return True if b else a
+    return a | b
+
+
+def length(x: Value, axis: int, static: int | None = None):
+    """The length of ``x`` along ``axis``: ``static`` if known, else a 0-d int64."""
+    if static is not None:
+        return static
+    return x.shape().take(x.indices(axis), axis=0)
+
+
+def strides(lengths) -> list:
+    """The row-major strides, in elements, of an array of ``lengths`` (scalars)."""
+    result, stride = [], 1
+    for dim in reversed(lengths):
+        result.append(stride)
+        stride = product(stride, dim)
+    return result[::-1]
 
 
 def concat(parts, axis: int) -> Value:
