@@ -274,8 +274,10 @@ class Value:
         return as_uint8.apply("ReduceMax", as_uint8, keepdims=0).cast("bool")
 
     def all(self) -> "Value":
-        """Whether every element is true, a 0-d bool (true when empty)."""
-        return ~(~self).any()
+        """Whether every element is true, a 0-d bool (true when empty, where
+        ``ReduceMin`` gives the largest uint8)."""
+        as_uint8 = self.cast("uint8")
+        return as_uint8.apply("ReduceMin", as_uint8, keepdims=0).cast("bool")
 
     def any_along(self, axes, keepdims=True) -> "Value":
         """Whether any element is true along ``axes`` (kept, of length 1, unless
