@@ -4,19 +4,35 @@
 # pinned PyTensor and the onnx/onnxruntime of constraints.txt, then puts the
 # virtualenv first on PATH.
 #
-#   PYTENSOR_VERSION  PyTensor release to test against (default 3.0.7)
-#   PYTHON            interpreter that creates the virtualenv (default python3)
+#   PYTENSOR_VERSION     PyTensor release to test against (default 3.0.7)
+#   ONNXRUNTIME_VERSION  an onnxruntime release other than the pinned one, or
+#                        "newest" (what pip picks today); its own virtualenv
+#                        .venv-<PyTensor version>-onnxruntime-<version>
+#   PYTHON               interpreter that creates the virtualenv (default python3)
 
 PYTENSOR_VERSION="${PYTENSOR_VERSION:-3.0.7}"
+ONNXRUNTIME_VERSION="${ONNXRUNTIME_VERSION:-}"
 PYTHON="${PYTHON:-python3}"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="$REPO_ROOT/.venv-$PYTENSOR_VERSION"
+VENV="$REPO_ROOT/.venv-$PYTENSOR_VERSION${ONNXRUNTIME_VERSION:+-onnxruntime-$ONNXRUNTIME_VERSION}"
+CONSTRAINTS="$REPO_ROOT/scripts/constraints.txt"
+ONNXRUNTIME_REQUIREMENT=()
+if [ -n "$ONNXRUNTIME_VERSION" ]; then
+    # The pinned onnx stays; onnxruntime is the one asked for
+    CONSTRAINTS="$(mktemp)"
+    grep -v '^onnxruntime==' "$REPO_ROOT/scripts/constraints.txt" >"$CONSTRAINTS"
+    if [ "$ONNXRUNTIME_VERSION" = newest ]; then
+        ONNXRUNTIME_REQUIREMENT=(--upgrade onnxruntime)
+    else
+        ONNXRUNTIME_REQUIREMENT=("onnxruntime==$ONNXRUNTIME_VERSION")
+    fi
+fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 # Everything that changes what gets installed: when it differs from the stamp
 # left by the last successful install, pip runs again.
 install_inputs() {
-    echo "pytensor==$PYTENSOR_VERSION $REPO_ROOT"
+    echo "pytensor==$PYTENSOR_VERSION onnxruntime=$ONNXRUNTIME_VERSION $REPO_ROOT"
     "$PYTHON" -c 'import sys; print(sys.version)'
     cat "$REPO_ROOT/pyproject.toml" "$REPO_ROOT/setup.py" \
         "$REPO_ROOT/scripts/constraints.txt" \
@@ -37,9 +53,9 @@ if [ "$(cat "$VENV/.install-stamp" 2>/dev/null)" != "$stamp" ]; then
         "$("$PYTHON" -c 'import sys; print(sys.version)')" 2>/dev/null; then
         "$PYTHON" -m venv --clear "$VENV"
     fi
-    "$VENV/bin/python" -m pip install --quiet \
-        --constraint "$REPO_ROOT/scripts/constraints.txt" \
-        -e "$REPO_ROOT[test,docs,lint,demo]" "pytensor==$PYTENSOR_VERSION"
+    "$VENV/bin/python" -m pip install --quiet --constraint "$CONSTRAINTS" \
+        -e "$REPO_ROOT[test,docs,lint,demo]" "pytensor==$PYTENSOR_VERSION" \
+        "${ONNXRUNTIME_REQUIREMENT[@]}"
     echo "$stamp" >"$VENV/.install-stamp"
 fi
 exec {venv_lock}<&-

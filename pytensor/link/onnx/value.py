@@ -11,6 +11,16 @@ Python numbers mixed into an expression become constants of the value's
 ``numbers`` dtype: its own dtype, or, for the booleans of a comparison, the
 dtype of the values compared. So ``where(x < 0, -1.0, 1.0)`` is of ``x``'s
 dtype.
+
+Index and shape arithmetic works on *scalars*: Python ints and bools when
+they are known at conversion time (static lengths, constant indices), 0-d
+int64 and bool values otherwise. Python's operators (``+ - * < <= > >=``,
+unary ``-``) already fold two Python ints; `product`, `equal`,
+`logical_not`, `logical_and`, `logical_or`, `where`, `maximum` and
+`minimum` also fold, and skip identities (``x * 1``, ``True & x``), so
+that a graph of static shapes gets no nodes for them. `length` and
+`strides` give the lengths and strides of an array as such scalars, and
+:meth:`Value.indices` stacks them into an int64 vector.
 """
 
 import numpy as np
@@ -105,7 +115,18 @@ class Value:
         return Value(self.builder, self.builder.constant(value, dtype), dtype)
 
     def indices(self, values) -> "Value":
-        """An int64 constant, for axes, shapes and positions."""
+        """An int64 constant, for axes, shapes and positions.
+
+        A list of scalars holding 0-d int64 values is stacked into a vector.
+        """
+        if isinstance(values, list | tuple) and any(
+            isinstance(v, Value) for v in values
+        ):
+            parts = [
+                v.unsqueeze([0]) if isinstance(v, Value) else self.indices([v])
+                for v in values
+            ]
+            return parts[0] if len(parts) == 1 else concat(parts, axis=0)
         return self.constant(np.asarray(values, dtype="int64"), "int64")
 
     def cast(self, dtype) -> "Value":
@@ -263,8 +284,8 @@ class Value:
         return as_uint8.apply("ReduceMax", as_uint8, keepdims=0).cast("bool")
 
     def all(self) -> "Value":
-        """Whether every element is true, a 0-d bool (true when empty)."""
-        # uint8 ReduceMin of nothing is 255: true
+        """Whether every element is true, a 0-d bool (true when empty, where
+        ``ReduceMin`` gives the largest uint8)."""
         as_uint8 = self.cast("uint8")
         return as_uint8.apply("ReduceMin", as_uint8, keepdims=0).cast("bool")
 
@@ -302,13 +323,16 @@ class Value:
         return self.constant(value, self.dtype).expand(self.shape())
 
 
-def where(condition: Value, if_true, if_false) -> Value:
+def where(condition: Value | bool, if_true, if_false) -> Value:
     """``Where``; Python numbers become constants of the other branch's dtype,
     or of the condition's ``numbers`` dtype if both branches are numbers.
 
     Branches of a dtype without a ``Where`` kernel (bool, int16, uint16,
-    uint64) are moved through one that has one.
+    uint64) are moved through one that has one. A Python bool ``condition``
+    chooses a branch without a node.
     """
+    if isinstance(condition, bool | np.bool_):
+        return if_true if condition else if_false
     values = [v for v in (if_true, if_false) if isinstance(v, Value)]
     like = values[0] if values else condition.constant(if_true)
     compute = moved_kernel_dtype("Where", like.dtype, like.builder.opset)
@@ -322,19 +346,28 @@ def where(condition: Value, if_true, if_false) -> Value:
     return like.result(moved.cast(like.dtype).name, like.dtype)
 
 
-def maximum(x: Value, y) -> Value:
-    """The elementwise maximum; through ``Where`` for dtypes whose ``Max``
-    kernel computes wrong results (int64, see `kernels.WRONG_RESULTS`)."""
-    if ("Max", x.dtype) in WRONG_RESULTS:
-        return where(x < y, y, x)
-    return x.apply("Max", x, y)
+def maximum(a, b):
+    """The elementwise maximum; of two Python numbers, a Python number.
+
+    Through ``Where`` for dtypes whose ``Max`` kernel computes wrong results
+    (int64, see `kernels.WRONG_RESULTS`).
+    """
+    values = [v for v in (a, b) if isinstance(v, Value)]
+    if not values:
+        return max(a, b)
+    if ("Max", values[0].dtype) in WRONG_RESULTS:
+        return where(a < b, b, a)
+    return values[0].apply("Max", a, b)
 
 
-def minimum(x: Value, y) -> Value:
+def minimum(a, b):
     """The elementwise minimum (see `maximum`)."""
-    if ("Min", x.dtype) in WRONG_RESULTS:
-        return where(x > y, y, x)
-    return x.apply("Min", x, y)
+    values = [v for v in (a, b) if isinstance(v, Value)]
+    if not values:
+        return min(a, b)
+    if ("Min", values[0].dtype) in WRONG_RESULTS:
+        return where(a > b, b, a)
+    return values[0].apply("Min", a, b)
 
 
 def concat(parts, axis: int) -> Value:

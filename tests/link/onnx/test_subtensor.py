@@ -537,3 +537,69 @@ def test_gradient_of_indexing():
         pytensor.grad(cost, x),
         [random_values((4, 3), "float64"), np.array([0, -1, 0])],
     )
+
+
+OUT_OF_BOUNDS = {
+    "scalar": lambda x, i, v, y: x[i],
+    "scalar_after_slice": lambda x, i, v, y: x[1:, i],
+    "vector": lambda x, i, v, y: x[v],
+    "advanced": lambda x, i, v, y: x[v, 1:, v[::-1]],
+    "set_scalar": lambda x, i, v, y: pt.set_subtensor(x[i], y),
+    "inc_scalar": lambda x, i, v, y: pt.inc_subtensor(x[i, 1:], y),
+    "set_vector": lambda x, i, v, y: pt.set_subtensor(x[v], y),
+    "inc_vector": lambda x, i, v, y: pt.inc_subtensor(x[v], y),
+    "inc_advanced": lambda x, i, v, y: pt.inc_subtensor(x[:, v, v], y),
+}
+
+
+@STATIC
+@pytest.mark.parametrize("index", OUT_OF_BOUNDS.values(), ids=OUT_OF_BOUNDS.keys())
+def test_out_of_bounds_indices_raise_index_error(index, static_shape, capfd):
+    # onnxruntime evaluates the checks only if the run succeeds: the graph
+    # must not fail on the index first (nor log the failure to stderr)
+    x = tensor_input("float64", static_shape)
+    i, v, y = pt.lscalar("i"), pt.lvector("v"), pt.scalar("y")
+    fn, expected = (
+        pytensor.function(
+            [x, i, v, y], index(x, i, v, y), mode=mode, on_unused_input="ignore"
+        )
+        for mode in ("ONNX", py_mode)
+    )
+    values = random_values(SHAPE, "float64")
+    np.testing.assert_array_equal(
+        fn(values, -3, np.array([-3, 2]), 1.0),
+        expected(values, -3, np.array([-3, 2]), 1.0),
+    )
+    for i_value, v_value in ((5, np.array([0, 5])), (-6, np.array([2, -6]))):
+        with pytest.raises(IndexError, match=r"out of bounds for axis [0-2]"):
+            fn(values, i_value, v_value, 1.0)
+    assert "onnxruntime" not in capfd.readouterr().err
+
+
+def test_out_of_bounds_constant_index_raises_numpys_message():
+    x = pt.tensor("x", shape=(3,))
+    fn = pytensor.function([x], x[5], mode="ONNX")
+    with pytest.raises(
+        IndexError, match="index 5 is out of bounds for axis 0 with size 3"
+    ):
+        fn(np.zeros(3))
+
+
+EMPTY_INDICES = {
+    "reversed_slice": lambda x: x[-5:-5:3],
+    "empty_slice_0": lambda x: x[2:1],
+    "empty_slice_1": lambda x: x[:, 2:1],
+    "empty_slice_2": lambda x: x[:, :, 5:],
+    "no_rows": lambda x: x[np.array([], dtype="int64")],
+    "no_columns": lambda x: x[:, np.array([], dtype="int64")],
+    "none_on_last_axis": lambda x: x[:, :, np.array([], dtype="int64")],
+}
+
+
+@STATIC
+@pytest.mark.parametrize("update", [pt.set_subtensor, pt.inc_subtensor])
+@pytest.mark.parametrize("index", EMPTY_INDICES.values(), ids=EMPTY_INDICES.keys())
+@pytest.mark.parametrize("shape", [(4, 1, 0), (0, 3, 2), (3, 0, 2), (4, 3, 2)])
+def test_zero_size_updates(shape, index, update, static_shape):
+    x = pt.tensor("x", shape=shape if static_shape else (None,) * 3)
+    compare_onnx_and_py([x], update(index(x), 2.5), [np.zeros(shape)])

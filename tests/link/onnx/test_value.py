@@ -122,3 +122,36 @@ def test_maximum_and_minimum_are_exact_beyond_32_bits(dtype):
     results = evaluate_numerics(lambda a, b: (maximum(a, b), minimum(a, b)), a, b)
     np.testing.assert_array_equal(results[0], np.maximum(a, b))
     np.testing.assert_array_equal(results[1], np.minimum(a, b))
+
+
+def test_static_scalars_fold_without_nodes():
+    from pytensor.link.onnx.value import (
+        equal,
+        logical_and,
+        logical_not,
+        logical_or,
+        product,
+        strides,
+    )
+
+    assert product(3, 4) == 12 and equal(2, 2) is True
+    assert logical_not(True) is False and logical_and(True, False) is False
+    assert logical_or(False, True) is True
+    assert (minimum(3, 5), maximum(3, 5)) == (3, 5)
+    assert where(False, 1, 2) == 2
+    assert strides([5, 4, 3]) == [12, 3, 1]
+
+
+def test_scalars_mix_static_and_symbolic_values():
+    from pytensor.link.onnx.value import length, logical_and, product, strides
+
+    x = np.zeros((2, 3, 4))
+
+    def shape_arithmetic(x):
+        dims = [length(x, 0), 3, length(x, 2)]
+        assert logical_and(True, dims[0] > 1) is not True
+        assert product(dims[2], 1) is dims[2]
+        return x.indices([*strides(dims), product(dims[0], dims[1])]).cast("float64")
+
+    result = evaluate_numerics(shape_arithmetic, x, output_ndim=1)
+    np.testing.assert_array_equal(result, [12, 4, 1, 6])

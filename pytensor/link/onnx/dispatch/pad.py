@@ -14,12 +14,7 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor.pad import Pad
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import (
-    dim_size,
-    int64_constant,
-    int64_max,
-    int64_min,
-)
+from pytensor.link.onnx.value import concat, maximum, minimum, where
 
 
 def per_axis_pairs(builder, value, var, ndim, dtype):
@@ -29,13 +24,12 @@ def per_axis_pairs(builder, value, var, ndim, dtype):
     """
     if isinstance(var, Constant):
         table = np.broadcast_to(np.asarray(var.data, dtype=dtype), (ndim, 2))
-        return lambda axis, side: builder.constant([table[axis, side]], dtype)
-    value = builder.cast(value, var.type.dtype, dtype)
-    table = builder.add("Expand", [value, int64_constant(builder, [ndim, 2])])
-    flat = builder.add("Reshape", [table, int64_constant(builder, [-1])])
-    return lambda axis, side: builder.add(
-        "Gather", [flat, int64_constant(builder, [2 * axis + side])]
-    )
+        return lambda axis, side: builder.value(
+            builder.constant([table[axis, side]], dtype), dtype
+        )
+    value = builder.value(value, var.type.dtype).cast(dtype)
+    flat = value.expand(value.indices([ndim, 2])).reshape(value.indices([-1]))
+    return lambda axis, side: flat.take([2 * axis + side], axis=0)
 
 
 def static_widths(var, ndim):
@@ -45,183 +39,110 @@ def static_widths(var, ndim):
     return np.broadcast_to(np.asarray(var.data), (ndim, 2))
 
 
-def scalar(builder, vector):
-    return builder.add("Squeeze", [vector, int64_constant(builder, [0])])
-
-
 # Index modes: the position along the axis each padded position copies.
 # `t` ranges over [-before, n + after); `n` is the length of the axis.
 
 
-def edge_source(builder, t, n):
-    last = builder.add("Sub", [n, int64_constant(builder, [1], "one")])
-    clipped = int64_min(builder, t, last)
-    return int64_max(builder, clipped, int64_constant(builder, [0], "zero"))
+def edge_source(t, n):
+    return maximum(minimum(t, n - 1), 0)
 
 
-def periodic(builder, t, period):
+def periodic(t, period):
     """``t mod period`` in ``[0, period)``; a period of 0 (empty axis) counts as 1."""
-    period = int64_max(builder, period, int64_constant(builder, [1], "one"))
-    return builder.add("Mod", [t, period], fmod=0)
+    return t % maximum(period, 1)
 
 
-def mirrored(builder, t, n, period, last):
+def mirrored(t, n, period, last):
     """``u = t mod period`` where ``u < n``, else ``last - u``: a mirrored sweep."""
-    within = periodic(builder, t, period)
-    going_up = builder.add("Less", [within, n])
-    going_down = builder.add("Sub", [last, within])
-    return builder.add("Where", [going_up, within, going_down])
+    within = periodic(t, period)
+    return where(within < n, within, last - within)
 
 
-def wrap_source(builder, t, n):
-    return periodic(builder, t, n)
+def symmetric_source(t, n):
+    period = n + n
+    return mirrored(t, n, period, period - 1)
 
 
-def symmetric_source(builder, t, n):
-    period = builder.add("Add", [n, n])
-    last = builder.add("Sub", [period, int64_constant(builder, [1], "one")])
-    return mirrored(builder, t, n, period, last)
-
-
-def reflect_source(builder, t, n):
-    period = builder.add(
-        "Mul",
-        [
-            builder.add("Sub", [n, int64_constant(builder, [1], "one")]),
-            int64_constant(builder, [2], "two"),
-        ],
-    )
-    return mirrored(builder, t, n, period, period)
+def reflect_source(t, n):
+    period = (n - 1) * 2
+    return mirrored(t, n, period, period)
 
 
 SOURCE_POSITIONS = {
     "edge": edge_source,
-    "wrap": wrap_source,
+    "wrap": periodic,
     "symmetric": symmetric_source,
     "reflect": reflect_source,
 }
 
 
-def pad_by_gather(builder, x, axis, before, after, source):
-    n = dim_size(builder, x, axis)
-    start = builder.add("Neg", [before])
-    end = builder.add("Add", [n, after])
-    step = builder.constant(1, "int64")
-    t = builder.add(
-        "Range", [scalar(builder, start), scalar(builder, end), step], hint="t"
-    )
-    return builder.add("Gather", [x, source(builder, t, n)], axis=axis, hint="padded")
+def pad_by_gather(x, axis, before, after, source):
+    n = x.shape(axis, axis + 1)
+    start, end = (-before).squeeze([0]), (n + after).squeeze([0])
+    t = start.apply("Range", start, end, 1)
+    return x.take(source(t, n), axis=axis)
 
 
 # Block modes: the blocks concatenated before and after the axis.
 
 
-def filled(builder, x, axis, width, value):
+def filled(x, axis, width, value):
     """A block like ``x`` but of ``width`` along ``axis``, filled with ``value`` (broadcast)."""
-    shape = builder.add(
-        "Concat",
-        [
-            builder.add("Shape", [x], end=axis, hint="shape_before"),
-            width,
-            builder.add("Shape", [x], start=axis + 1, hint="shape_after"),
-        ],
-        axis=0,
-        hint="block_shape",
-    )
-    return builder.add("Expand", [value, shape], hint="block")
+    shape = concat([x.shape(0, axis), width, x.shape(axis + 1)], axis=0)
+    return value.expand(shape)
 
 
-def along(builder, x, axis, start, end):
-    """``x[start:end]`` along ``axis``; bounds are int64 vectors of one element."""
-    return builder.add("Slice", [x, start, end, int64_constant(builder, [axis])])
-
-
-def edges(builder, x, axis):
-    """The first and last slices of ``x`` along ``axis``, keeping the axis."""
-    zero, one = (
-        int64_constant(builder, [0], "zero"),
-        int64_constant(builder, [1], "one"),
-    )
-    last = int64_constant(builder, [-1])
-    end = int64_constant(builder, [np.iinfo(np.int64).max], "end")
-    return along(builder, x, axis, zero, one), along(builder, x, axis, last, end)
-
-
-def constant_blocks(builder, x, axis, before, after, ndim, dtype, values):
+def constant_blocks(x, axis, before, after, ndim, values):
     return (
-        filled(builder, x, axis, before, values(axis, 0)),
-        filled(builder, x, axis, after, values(axis, 1)),
+        filled(x, axis, before, values(axis, 0)),
+        filled(x, axis, after, values(axis, 1)),
     )
 
 
-def ramp(builder, edge, end_value, width, positions, axis, ndim, dtype):
+def ramp(edge, end_value, width, positions, axis, ndim):
     """``linspace(end_value, edge, width, endpoint=False)`` along ``axis``, at ``positions``.
 
     Computed as PyTensor's ``linspace``: ``positions * (edge - end) / width + end``.
     """
     other_axes = [a for a in range(ndim) if a != axis]
-    positions = builder.cast(positions, "int64", dtype)
+    positions = positions.cast(edge.dtype)
     if other_axes:
-        positions = builder.add(
-            "Unsqueeze", [positions, int64_constant(builder, other_axes)]
-        )
-    delta = builder.add("Sub", [edge, end_value])
-    scaled = builder.add("Mul", [positions, delta])
-    divided = builder.add("Div", [scaled, builder.cast(width, "int64", dtype)])
-    return builder.add("Add", [divided, end_value], hint="ramp")
+        positions = positions.unsqueeze(other_axes)
+    return positions * (edge - end_value) / width.cast(edge.dtype) + end_value
 
 
-def linear_ramp_blocks(builder, x, axis, before, after, ndim, dtype, end_values):
-    first, last = edges(builder, x, axis)
-    zero, one = builder.constant(0, "int64"), builder.constant(1, "int64")
-    up = builder.add("Range", [zero, scalar(builder, before), one])
-    start_down = builder.add("Sub", [scalar(builder, after), one])
-    minus_one = builder.constant(-1, "int64")
-    down = builder.add("Range", [start_down, minus_one, minus_one])
+def linear_ramp_blocks(x, axis, before, after, ndim, end_values):
+    first, last = x.slice(0, 1, axis), x.slice(-1, None, axis)
+    zero = before.indices(0)
+    up = zero.apply("Range", zero, before.squeeze([0]), 1)
+    start_down = after.squeeze([0]) - 1
+    down = zero.apply("Range", start_down, -1, -1)
     return (
-        ramp(builder, first, end_values(axis, 0), before, up, axis, ndim, dtype),
-        ramp(builder, last, end_values(axis, 1), after, down, axis, ndim, dtype),
+        ramp(first, end_values(axis, 0), before, up, axis, ndim),
+        ramp(last, end_values(axis, 1), after, down, axis, ndim),
     )
 
 
-def statistic(builder, op_type, x, axis, dtype):
+def statistic(op_type, x, axis):
     """``op_type`` (a reduction) of ``x`` along ``axis``, keeping the axis."""
-    axes = int64_constant(builder, [axis])
-    reduced = builder.add(op_type, [x, axes], keepdims=1, hint="statistic")
-    if op_type != "ReduceMean" and np.dtype(dtype).kind == "f":
+    reduced = x.apply(op_type, x, x.indices([axis]), keepdims=1)
+    if op_type != "ReduceMean" and np.dtype(x.dtype).kind == "f":
         # onnxruntime's ReduceMax and ReduceMin skip NaN; PyTensor's propagate it
-        is_nan = builder.cast(builder.add("IsNaN", [x]), "bool", "uint8")
-        has_nan = builder.add("ReduceMax", [is_nan, axes], keepdims=1)
-        reduced = builder.add(
-            "Where",
-            [
-                builder.cast(has_nan, "uint8", "bool"),
-                builder.constant(np.nan, dtype),
-                reduced,
-            ],
-        )
+        reduced = where(x.isnan().any_along([axis]), np.nan, reduced)
     return reduced
 
 
 def stat_blocks(op_type):
-    def blocks(builder, x, axis, before, after, ndim, dtype, stat_lengths):
-        n = dim_size(builder, x, axis)
+    def blocks(x, axis, before, after, ndim, stat_lengths):
         if stat_lengths is None:
-            left = right = statistic(builder, op_type, x, axis, dtype)
+            left = right = statistic(op_type, x, axis)
         else:
-            zero = int64_constant(builder, [0], "zero")
-            left_end = int64_min(builder, stat_lengths(axis, 0), n)
-            left_part = along(builder, x, axis, zero, left_end)
-            right_start = builder.add(
-                "Sub", [n, int64_min(builder, stat_lengths(axis, 1), n)]
-            )
-            right_part = along(builder, x, axis, right_start, n)
-            left = statistic(builder, op_type, left_part, axis, dtype)
-            right = statistic(builder, op_type, right_part, axis, dtype)
-        return (
-            filled(builder, x, axis, before, left),
-            filled(builder, x, axis, after, right),
-        )
+            n = x.shape(axis, axis + 1)
+            left_part = x.slice(0, minimum(stat_lengths(axis, 0), n), axis)
+            right_start = n - minimum(stat_lengths(axis, 1), n)
+            left = statistic(op_type, left_part, axis)
+            right = statistic(op_type, x.slice(right_start, n, axis), axis)
+        return filled(x, axis, before, left), filled(x, axis, after, right)
 
     return blocks
 
@@ -244,27 +165,21 @@ def onnx_funcify_Pad(op, node, builder, inputs, **kwargs):
     mode = op.pad_mode
     if mode not in SOURCE_POSITIONS and mode not in BLOCKS:
         raise NotImplementedError(f"the pad mode {mode!r} is not supported")
-    x = builder.cast(x, x_var.type.dtype, dtype)
+    x = builder.value(x, x_var.type.dtype).cast(dtype)
     width_of = per_axis_pairs(builder, widths, widths_var, ndim, "int64")
     known_widths = static_widths(widths_var, ndim)
     values = None
     if extra:
-        values = per_axis_pairs(
-            builder,
-            extra[0],
-            extra_vars[0],
-            ndim,
-            "int64" if mode in ("maximum", "minimum", "mean") else dtype,
-        )
+        stat = mode in ("maximum", "minimum", "mean")
+        values_dtype = "int64" if stat else dtype
+        values = per_axis_pairs(builder, extra[0], extra_vars[0], ndim, values_dtype)
     for axis in range(ndim):
         if known_widths is not None and not known_widths[axis].any():
             continue
         before, after = width_of(axis, 0), width_of(axis, 1)
         if mode in SOURCE_POSITIONS:
-            x = pad_by_gather(builder, x, axis, before, after, SOURCE_POSITIONS[mode])
+            x = pad_by_gather(x, axis, before, after, SOURCE_POSITIONS[mode])
         else:
-            left, right = BLOCKS[mode](
-                builder, x, axis, before, after, ndim, dtype, values
-            )
-            x = builder.add("Concat", [left, x, right], axis=axis, hint="padded")
-    return [x]
+            left, right = BLOCKS[mode](x, axis, before, after, ndim, values)
+            x = concat([left, x, right], axis=axis)
+    return [x.name]

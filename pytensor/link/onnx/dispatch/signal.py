@@ -37,11 +37,10 @@ from pytensor.link.onnx.numerics.convolution import (
     correlate_by_conv,
     correlate_by_matmul,
     flip,
-    int64_constant,
-    one,
     over_channels,
     padding,
 )
+from pytensor.link.onnx.value import concat
 
 
 CONV_DTYPES = frozenset(("float32",))
@@ -74,47 +73,34 @@ def convolve(builder, node, inputs, n_batch, n_spatial, contracted=()):
         )
     compute = widened_kernel_dtype("MatMul", "int64" if dtype == "bool" else dtype)
     in1, in2, full_mode = inputs
-    in1 = builder.cast(in1, in1_var.type.dtype, compute)
-    in2 = builder.cast(in2, in2_var.type.dtype, compute)
+    in1 = builder.value(in1, in1_var.type.dtype).cast(compute)
+    in2 = builder.value(in2, in2_var.type.dtype).cast(compute)
 
     full = static_full_mode(mode_var)
     if full is None:
-        full = builder.add(
-            "Slice",
-            [
-                builder.add("Reshape", [full_mode, int64_constant(builder, [-1])]),
-                int64_constant(builder, [0]),
-                one(builder),
-            ],
-            hint="full_mode",
-        )
-    n = builder.add("Shape", [in1], start=n_batch, hint="n")
-    k = builder.add("Shape", [in2], start=n_batch, hint="k")
+        mode = builder.value(full_mode, mode_var.type.dtype)
+        full = mode.reshape(mode.indices([-1])).slice(0, 1)
+    n, k = in1.shape(n_batch), in2.shape(n_batch)
     if n_spatial > 1 and full is not True and builder.keep_checks:
-        check_one_operand_dominates(builder, full, n, k)
+        check_one_operand_dominates(full, n, k)
 
-    pads = padding(builder, full, n, k)
-    no_pads = int64_constant(builder, [0] * n_batch, "no_pads")
-    padded = builder.add(
-        "Pad", [in1, builder.add("Concat", [no_pads, pads, no_pads, pads], axis=0)]
-    )
+    pads, no_pads = padding(full, n, k), in1.indices([0] * n_batch)
+    padded = in1.apply("Pad", in1, concat([no_pads, pads, no_pads, pads], axis=0))
     layout = BatchLayout.of(
         in1_var.type.broadcastable, in2_var.type.broadcastable, n_batch, n_spatial
     )
-    kernel = flip(builder, in2, layout.spatial)
+    kernel = flip(in2, layout.spatial)
     n_groups = static_group_count(layout, in1_var, in2_var)
     if contracted:
-        padded, kernel, layout = over_channels(
-            builder, padded, kernel, layout, contracted
-        )
-        result = correlate_by_conv(builder, padded, kernel, layout)
+        padded, kernel, layout = over_channels(padded, kernel, layout, contracted)
+        result = correlate_by_conv(padded, kernel, layout)
     elif compute in CONV_DTYPES and n_groups is not None:
-        result = correlate_by_conv(builder, padded, kernel, layout, n_groups)
+        result = correlate_by_conv(padded, kernel, layout, n_groups)
     else:
-        result = correlate_by_matmul(builder, padded, kernel, layout, compute)
+        result = correlate_by_matmul(padded, kernel, layout)
     if dtype == "bool":
-        return builder.add("Greater", [result, builder.constant(0, compute)])
-    return builder.cast(result, compute, dtype)
+        return (result > 0).name
+    return result.cast(dtype).name
 
 
 def static_group_count(layout, in1_var, in2_var):

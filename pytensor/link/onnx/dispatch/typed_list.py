@@ -23,12 +23,7 @@ from pytensor.typed_list.basic import (
 
 from pytensor.link.onnx.builder import onnx_dtype
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import (
-    all_true,
-    any_true,
-    int64_max,
-    int64_min,
-)
+from pytensor.link.onnx.value import Value, concat, maximum, minimum, where
 
 
 def element_type(var):
@@ -36,20 +31,12 @@ def element_type(var):
     return var.type.ttype
 
 
-def int64(builder, value: int) -> str:
-    return builder.constant(value, "int64", hint="position")
-
-
-def length(builder, sequence: str) -> str:
-    return builder.add("SequenceLength", [sequence], hint="length")
+def length(builder, sequence: str) -> Value:
+    return builder.value(builder.add("SequenceLength", [sequence]), "int64")
 
 
 def empty_sequence(builder, ttype) -> str:
     return builder.add("SequenceEmpty", [], dtype=onnx_dtype(ttype.dtype), hint="empty")
-
-
-def where(builder, condition: str, if_true: str, if_false: str) -> str:
-    return builder.add("Where", [condition, if_true, if_false])
 
 
 def branch(builder, hint: str, make_value, dtype, shape=(), sequence=False):
@@ -65,14 +52,14 @@ def if_else(builder, condition: str, then_branch, else_branch, hint: str) -> str
     )
 
 
-def collect(builder, source: str, positions: str, into: str, ttype) -> str:
+def collect(builder, source: str, positions: Value, into: str, ttype) -> str:
     """The sequence ``into`` followed by the elements of ``source`` at ``positions``."""
     body = builder.loop_body("collect_body")
     iteration, condition = (info.name for info in body.inputs)
     collected = body.add_input(
         "collected", ttype.dtype, ttype.shape, "collected", sequence=True
     )
-    position = body.add("Gather", [positions, iteration], axis=0, hint="position")
+    position = body.add("Gather", [positions.name, iteration], axis=0)
     element = body.add("SequenceAt", [source, position], hint="element")
     body.add_output(condition, "condition", "bool", ())
     body.add_output(
@@ -82,12 +69,8 @@ def collect(builder, source: str, positions: str, into: str, ttype) -> str:
         ttype.shape,
         sequence=True,
     )
-    count = builder.add("Size", [positions], hint="count")
-    return builder.add("Loop", [count, "", into], body=body.make_graph(), hint="list")
-
-
-def positions_between(builder, start: str, stop: str, step: str) -> str:
-    return builder.add("Range", [start, stop, step], hint="positions")
+    count = positions.apply("Size", positions)
+    return builder.add("Loop", [count.name, "", into], body=body.make_graph())
 
 
 @onnx_funcify.register(MakeList)
@@ -98,7 +81,7 @@ def onnx_funcify_MakeList(op, node, builder, inputs, **kwargs):
 @onnx_funcify.register(Length)
 def onnx_funcify_Length(op, node, builder, inputs, **kwargs):
     [sequence] = inputs
-    return [length(builder, sequence)]
+    return [length(builder, sequence).name]
 
 
 @onnx_funcify.register(Append)
@@ -111,22 +94,16 @@ def onnx_funcify_Insert(op, node, builder, inputs, **kwargs):
     sequence, index, element = inputs
     # list.insert clamps the position into [0, len]; SequenceInsert rejects it
     n = length(builder, sequence)
-    from_end = int64_max(builder, builder.add("Add", [index, n]), int64(builder, 0))
-    position = where(
-        builder,
-        builder.add("Less", [index, int64(builder, 0)]),
-        from_end,
-        int64_min(builder, index, n),
-    )
-    return [builder.add("SequenceInsert", [sequence, element, position], hint="list")]
+    index = builder.value(index, node.inputs[1].type.dtype).cast("int64")
+    position = where(index < 0, maximum(index + n, 0), minimum(index, n))
+    return [builder.add("SequenceInsert", [sequence, element, position.name])]
 
 
 @onnx_funcify.register(Extend)
 def onnx_funcify_Extend(op, node, builder, inputs, **kwargs):
     sequence, other = inputs
-    positions = positions_between(
-        builder, int64(builder, 0), length(builder, other), int64(builder, 1)
-    )
+    n = length(builder, other)
+    positions = n.apply("Range", 0, n, 1)
     return [collect(builder, other, positions, sequence, element_type(node.inputs[0]))]
 
 
@@ -134,8 +111,8 @@ def onnx_funcify_Extend(op, node, builder, inputs, **kwargs):
 def onnx_funcify_Reverse(op, node, builder, inputs, **kwargs):
     [sequence] = inputs
     ttype = element_type(node.inputs[0])
-    last = builder.add("Sub", [length(builder, sequence), int64(builder, 1)])
-    positions = positions_between(builder, last, int64(builder, -1), int64(builder, -1))
+    last = length(builder, sequence) - 1
+    positions = last.apply("Range", last, -1, -1)
     return [
         collect(builder, sequence, positions, empty_sequence(builder, ttype), ttype)
     ]
@@ -153,13 +130,8 @@ def onnx_funcify_GetItem(op, node, builder, inputs, **kwargs):
     if not builder.keep_checks:
         return [builder.add("SequenceAt", [sequence, index], hint="element")]
     n = length(builder, sequence)
-    in_range = builder.add(
-        "And",
-        [
-            builder.add("GreaterOrEqual", [index, builder.add("Neg", [n])]),
-            builder.add("Less", [index, n]),
-        ],
-    )
+    position = builder.value(index, node.inputs[1].type.dtype).cast("int64")
+    in_range = (position >= -n) & (position < n)
     builder.require(in_range, IndexError, "list index out of range")
     # The check raises after the model ran: an invalid index must not fail before
     placeholder = builder.constant(
@@ -168,11 +140,11 @@ def onnx_funcify_GetItem(op, node, builder, inputs, **kwargs):
     return [
         if_else(
             builder,
-            in_range,
+            in_range.name,
             branch(
                 builder,
                 "element",
-                lambda sub: sub.add("SequenceAt", [sequence, index]),
+                lambda sub: sub.add("SequenceAt", [sequence, position.name]),
                 ttype.dtype,
                 ttype.shape,
             ),
@@ -199,35 +171,30 @@ def slice_positions(builder, node, bounds: slice, n: str) -> str:
         )
     )
     if step is None:
-        step = int64(builder, 1)
+        step = n.constant(1)
     elif not isinstance(bounds.step, int | np.integer) or bounds.step == 0:
-        is_zero = builder.add("Equal", [step, int64(builder, 0)])
-        if builder.keep_checks:
-            builder.require(
-                builder.add("Not", [is_zero]),
-                ValueError,
-                "slice step cannot be zero",
-            )
-        step = where(builder, is_zero, int64(builder, 1), step)
+        is_zero = step.eq(0)
+        builder.require(~is_zero, ValueError, "slice step cannot be zero")
+        step = where(is_zero, 1, step)
     # Python clamps bounds into [lower, upper]: [0, n] going up, [-1, n - 1] down
-    descending = builder.add("Less", [step, int64(builder, 0)], hint="descending")
-    lower = where(builder, descending, int64(builder, -1), int64(builder, 0))
-    upper = where(builder, descending, builder.add("Sub", [n, int64(builder, 1)]), n)
+    descending = step < 0
+    lower = where(descending, -1, 0)
+    upper = where(descending, n - 1, n)
     start = (
-        where(builder, descending, upper, lower)
+        where(descending, upper, lower)
         if start is None
-        else clamped_bound(builder, start, n, lower, upper)
+        else clamped_bound(start, n, lower, upper)
     )
     stop = (
-        where(builder, descending, lower, upper)
+        where(descending, lower, upper)
         if stop is None
-        else clamped_bound(builder, stop, n, lower, upper)
+        else clamped_bound(stop, n, lower, upper)
     )
-    return positions_between(builder, start, stop, step)
+    return start.apply("Range", start, stop, step)
 
 
-def as_int64(builder, value, var) -> str | None:
-    """An int64 ONNX scalar for a slice bound: ``None``, an int or a graph value."""
+def as_int64(builder, value, var) -> Value | None:
+    """An int64 scalar for a slice bound: ``None``, an int or a graph value."""
     if value is None:
         return None
     if isinstance(value, Variable):
@@ -236,109 +203,82 @@ def as_int64(builder, value, var) -> str | None:
             "evaluated; build it with pytensor.tensor.type_other.make_slice"
         )
     if isinstance(value, str):
-        return builder.cast(value, var.type.dtype, "int64")
-    return int64(builder, int(value))
+        return builder.value(value, var.type.dtype).cast("int64")
+    return builder.value(builder.constant(int(value), "int64"), "int64")
 
 
-def clamped_bound(builder, bound: str, n: str, lower: str, upper: str) -> str:
-    from_end = int64_max(builder, builder.add("Add", [bound, n]), lower)
-    return where(
-        builder,
-        builder.add("Less", [bound, int64(builder, 0)]),
-        from_end,
-        int64_min(builder, bound, upper),
-    )
+def clamped_bound(bound: Value, n: Value, lower: Value, upper: Value) -> Value:
+    from_end = maximum(bound + n, lower)
+    return where(bound < 0, from_end, minimum(bound, upper))
 
 
-def values_equal(builder, a: str, b: str, ttype) -> str:
+def values_equal(builder, a: Value, b: Value, ttype) -> Value:
     """Whether the tensors ``a`` and ``b`` are equal, as ``TensorType.values_eq`` says."""
     if ttype.ndim == 0:
-        return same_shape_values_equal(builder, a, b, ttype.dtype)
-    shapes_equal = builder.add(
-        "Equal", [builder.add("Shape", [a]), builder.add("Shape", [b])]
-    )
-    return if_else(
+        return same_shape_values_equal(a, b)
+    equal = if_else(
         builder,
-        all_true(builder, shapes_equal),
+        a.shape().eq(b.shape()).all().name,
         branch(
             builder,
             "same_shape",
-            lambda sub: same_shape_values_equal(sub, a, b, ttype.dtype),
+            lambda sub: same_shape_values_equal(a.into(sub), b.into(sub)).name,
             "bool",
         ),
         branch(builder, "other_shape", lambda sub: sub.constant(False, "bool"), "bool"),
         hint="equal",
     )
+    return builder.value(equal, "bool")
 
 
-def same_shape_values_equal(builder, a: str, b: str, dtype) -> str:
-    equal = builder.add("Equal", [a, b])
-    all_equal = all_true(builder, equal)
-    if np.dtype(dtype).kind != "f":
-        return all_equal
+def same_shape_values_equal(a: Value, b: Value) -> Value:
+    equal = a.eq(b)
+    if np.dtype(a.dtype).kind != "f":
+        return equal.all()
     # values_eq, once `a` has a NaN, only asks each position to be equal or
     # to be NaN in both or neither of `a` and `b`
-    a_nan = builder.add("IsNaN", [a])
-    nan_lenient = all_true(
-        builder,
-        builder.add(
-            "Or", [equal, builder.add("Equal", [a_nan, builder.add("IsNaN", [b])])]
-        ),
-    )
-    return builder.add(
-        "Or",
-        [all_equal, builder.add("And", [any_true(builder, a_nan), nan_lenient])],
-        hint="equal",
-    )
+    a_nan = a.isnan()
+    nan_lenient = (equal | a_nan.eq(b.isnan())).all()
+    return equal.all() | (a_nan.any() & nan_lenient)
 
 
-def matches(builder, sequence: str, element: str, ttype) -> str:
+def matches(builder, sequence: str, element: str, ttype) -> Value:
     """A boolean vector: whether each element of ``sequence`` equals ``element``."""
     body = builder.loop_body("match_body")
     iteration, condition = (info.name for info in body.inputs)
-    item = body.add("SequenceAt", [sequence, iteration], hint="item")
+    item = body.value(body.add("SequenceAt", [sequence, iteration]), ttype.dtype)
     body.add_output(condition, "condition", "bool", ())
-    body.add_output(values_equal(body, item, element, ttype), "match", "bool", ())
-    return builder.add(
-        "Loop",
-        [length(builder, sequence), ""],
-        body=body.make_graph(),
-        hint="matches",
-    )
+    match = values_equal(body, item, body.value(element, ttype.dtype), ttype)
+    body.add_output(match.name, "match", "bool", ())
+    n = length(builder, sequence)
+    return n.apply("Loop", n, None, dtype="bool", body=body.make_graph())
 
 
-def first_match(builder, node, inputs) -> tuple[str, str]:
+def first_match(builder, node, inputs) -> tuple[Value, Value]:
     """The position of the first element equal to the searched one, and the length.
 
     The position is the length when no element is equal.
     """
     sequence, element = inputs
-    found = builder.cast(
-        matches(builder, sequence, element, element_type(node.inputs[0])),
-        "bool",
-        "int32",
-    )
-    with_sentinel = builder.add(
-        "Concat", [found, builder.constant([1], "int32")], axis=0
-    )
-    position = builder.add("ArgMax", [with_sentinel], axis=0, keepdims=0)
+    found = matches(builder, sequence, element, element_type(node.inputs[0]))
+    with_sentinel = concat([found.cast("int32"), found.constant([1], "int32")], axis=0)
+    position = with_sentinel.apply("ArgMax", with_sentinel, axis=0, keepdims=0)
     return position, length(builder, sequence)
 
 
 @onnx_funcify.register(Index)
 def onnx_funcify_Index(op, node, builder, inputs, **kwargs):
     position, n = first_match(builder, node, inputs)
-    if builder.keep_checks:
-        builder.require(builder.add("Less", [position, n]), ValueError, "x not in list")
-    return [position]
+    builder.require(position < n, ValueError, "x not in list")
+    return [position.name]
 
 
 @onnx_funcify.register(Count)
 def onnx_funcify_Count(op, node, builder, inputs, **kwargs):
     sequence, element = inputs
     found = matches(builder, sequence, element, element_type(node.inputs[0]))
-    as_int = builder.cast(found, "bool", "int64")
-    return [builder.add("ReduceSum", [as_int], keepdims=0, hint="count")]
+    as_int = found.cast("int64")
+    return [as_int.apply("ReduceSum", as_int, keepdims=0).name]
 
 
 @onnx_funcify.register(Remove)
@@ -349,11 +289,11 @@ def onnx_funcify_Remove(op, node, builder, inputs, **kwargs):
     return [
         if_else(
             builder,
-            builder.add("Less", [position, n]),
+            (position < n).name,
             branch(
                 builder,
                 "erased",
-                lambda sub: sub.add("SequenceErase", [sequence, position]),
+                lambda sub: sub.add("SequenceErase", [sequence, position.name]),
                 ttype.dtype,
                 ttype.shape,
                 sequence=True,

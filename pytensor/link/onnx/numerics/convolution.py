@@ -15,80 +15,57 @@ has a ``MatMul`` kernel.
 
 from dataclasses import dataclass
 
-import numpy as np
+from pytensor.link.onnx.value import Value, concat, maximum, where
 
 
-INT64_MIN = int(np.iinfo(np.int64).min)
+INT64_MIN = -(2**63)
 SPATIAL = "spatial"
 
 
-def int64_constant(builder, values, hint="axes"):
-    return builder.constant(np.asarray(values, dtype="int64"), "int64", hint=hint)
-
-
-def all_true(builder, conditions):
-    """Whether all the elements of a boolean tensor are true, a 0-d bool."""
-    as_uint8 = builder.cast(conditions, "bool", "uint8")
-    holds = builder.add("ReduceMin", [as_uint8], keepdims=0, hint="all_true")
-    return builder.cast(holds, "uint8", "bool")
-
-
-def dims_at(builder, shape, axes):
+def dims_at(shape: Value, axes) -> Value:
     """The entries ``axes`` of the int64 vector ``shape``."""
     if not axes:
-        return int64_constant(builder, np.zeros(0, dtype="int64"), "no_dims")
-    return builder.add("Gather", [shape, int64_constant(builder, axes)], hint="dims")
+        return shape.indices([])
+    return shape.take(list(axes), axis=0)
 
 
-def product_at(builder, shape, axes):
+def product_at(shape: Value, axes) -> Value:
     """The product of the entries ``axes`` of ``shape``, as a vector of one element."""
     if len(axes) == 1:
-        return dims_at(builder, shape, axes)
-    return product_of(builder, dims_at(builder, shape, axes))
+        return dims_at(shape, axes)
+    return product_of(dims_at(shape, axes))
 
 
-def product_of(builder, dims):
+def product_of(dims: Value) -> Value:
     """The product of an int64 vector, as a vector of one element (1 if empty)."""
-    return builder.add("ReduceProd", [dims], keepdims=1, hint="product")
+    return dims.apply("ReduceProd", dims, keepdims=1)
 
 
-def one(builder):
-    return int64_constant(builder, [1], "one")
-
-
-def reshaped(builder, x, parts):
+def reshaped(x: Value, parts) -> Value:
     """``x`` reshaped to the concatenation of the int64 vectors ``parts``."""
-    shape = builder.add("Concat", parts, axis=0, hint="shape")
-    return builder.add("Reshape", [x, shape], allowzero=1)
+    return x.reshape(concat(parts, axis=0))
 
 
-def padding(builder, full, n, k):
+def padding(full, n: Value, k: Value) -> Value:
     """The zero-padding of the first operand on each side, for lengths ``n`` and ``k``.
 
     ``full`` is a bool or a bool tensor of one element.
     """
-    full_pads = builder.add("Sub", [k, one(builder)], hint="full_pads")
+    full_pads = k - 1
     if full is True:
         return full_pads
-    difference = builder.add("Sub", [k, n])
-    zero = int64_constant(builder, [0], "zero")
-    is_less = builder.add("Less", [difference, zero])
-    valid_pads = builder.add("Where", [is_less, zero, difference], hint="max")
+    valid_pads = maximum(k - n, 0)
     if full is False:
         return valid_pads
-    return builder.add("Where", [full, full_pads, valid_pads], hint="pads")
+    return where(full, full_pads, valid_pads)
 
 
-def check_one_operand_dominates(builder, full, n, k):
+def check_one_operand_dominates(full, n: Value, k: Value):
     """Raise like SciPy in "valid" mode unless one operand is at least as large on every axis."""
-    n_dominates, k_dominates = (
-        all_true(builder, builder.add("GreaterOrEqual", [a, b]))
-        for a, b in ((n, k), (k, n))
-    )
-    condition = builder.add("Or", [n_dominates, k_dominates])
+    condition = (n >= k).all() | (k >= n).all()
     if full is not False:
-        condition = builder.add("Or", [condition, full])
-    builder.require(
+        condition = condition | full
+    n.builder.require(
         condition,
         ValueError,
         "For 'valid' mode, one must be at least as large as the other in every "
@@ -96,20 +73,11 @@ def check_one_operand_dominates(builder, full, n, k):
     )
 
 
-def flip(builder, x, axes):
+def flip(x: Value, axes) -> Value:
     """``x`` reversed along ``axes``."""
-    n_axes = len(axes)
-    return builder.add(
-        "Slice",
-        [
-            x,
-            int64_constant(builder, [-1] * n_axes, "starts"),
-            int64_constant(builder, [INT64_MIN] * n_axes, "ends"),
-            int64_constant(builder, axes),
-            int64_constant(builder, [-1] * n_axes, "steps"),
-        ],
-        hint="flipped",
-    )
+    backwards = x.indices([-1] * len(axes))
+    ends = x.indices([INT64_MIN] * len(axes))
+    return x.apply("Slice", x, backwards, ends, x.indices(axes), backwards)
 
 
 @dataclass(frozen=True)
@@ -155,7 +123,7 @@ class BatchLayout:
             for axis in (self.spatial if entry == SPATIAL else [entry])
         ]
 
-    def transposed(self, builder, x, order, units):
+    def transposed(self, x: Value, order, units) -> Value:
         """``x`` with its axes in ``order``, to be reshaped next.
 
         Moving only axes in ``units`` (of length 1) keeps the data in place.
@@ -163,12 +131,23 @@ class BatchLayout:
         moved = [axis for axis in order if axis not in units]
         if moved == sorted(moved, key=self.sort_key):
             return x
-        return builder.add("Transpose", [x], perm=self.axes(order), hint="transposed")
+        return x.transpose(self.axes(order))
 
     def sort_key(self, entry):
         return self.n_batch if entry == SPATIAL else entry
 
-    def in_batch_order(self, builder, x, order, dims, summed=()):
+    def lengths(self, padded_shape, kernel_shape, out_lengths, group_lengths):
+        """The lengths of a correlation's axes, by batch axis (and `SPATIAL`),
+        as int64 vectors: those of ``group_lengths`` for the group axes."""
+        dims = {
+            SPATIAL: out_lengths,
+            **dict(zip(self.groups, group_lengths, strict=True)),
+        }
+        dims.update((axis, dims_at(padded_shape, [axis])) for axis in self.images)
+        dims.update((axis, dims_at(kernel_shape, [axis])) for axis in self.channels)
+        return dims
+
+    def in_batch_order(self, x: Value, order, dims, summed=()) -> Value:
         """``x``, whose axes are ``order`` with lengths ``dims[axis]``, in batch order.
 
         ``summed`` batch axes are not axes of ``x``.
@@ -177,45 +156,43 @@ class BatchLayout:
         units = self.in1_units & self.in2_units
         moved = [axis for axis in order if axis not in units]
         if moved == sorted(moved, key=self.sort_key):
-            return reshaped(builder, x, [dims[axis] for axis in batch_order])
-        x = reshaped(builder, x, [dims[axis] for axis in order])
-        perm = [self.axes(order).index(axis) for axis in self.axes(batch_order)]
-        return builder.add("Transpose", [x], perm=perm, hint="batch_order")
-
-
-def row_major_strides(builder, lengths, n_axes):
-    """The element strides of a C-contiguous array of the int64 vector ``lengths``."""
-    strides = [one(builder)]
-    for axis in range(n_axes - 1, 0, -1):
-        strides.insert(
-            0, builder.add("Mul", [strides[0], dims_at(builder, lengths, [axis])])
+            return reshaped(x, [dims[axis] for axis in batch_order])
+        x = reshaped(x, [dims[axis] for axis in order])
+        return x.transpose(
+            [self.axes(order).index(axis) for axis in self.axes(batch_order)]
         )
-    return builder.add("Concat", strides, axis=0, hint="strides")
 
 
-def window_loop_body(
-    builder, images, kernel_lengths, out_lengths, n_groups, n_spatial, dtype
-):
+def row_major_strides(lengths: Value, n_axes: int) -> Value:
+    """The element strides of a C-contiguous array of the int64 vector ``lengths``."""
+    strides = [lengths.indices([1])]
+    for axis in range(n_axes - 1, 0, -1):
+        strides.insert(0, strides[0] * dims_at(lengths, [axis]))
+    return concat(strides, axis=0)
+
+
+def window_loop_body(images: Value, kernel_lengths, out_lengths, n_groups, n_spatial):
     """The body of a ``Loop`` over kernel elements that slices the windows they meet.
 
     ``images`` is ``(*groups, images, *lengths)``; the window of each kernel
     element is ``(*groups, images, *out_lengths)``.
     """
-    body = builder.loop_body("window_body")
+    strides = row_major_strides(kernel_lengths, n_spatial)
+    body = images.builder.loop_body("window_body")
     element, condition = (info.name for info in body.inputs)
-    strides = row_major_strides(builder, kernel_lengths, n_spatial)
-    offset = body.add(
-        "Mod", [body.add("Div", [element, strides]), kernel_lengths], hint="offset"
-    )
-    end = body.add("Add", [offset, out_lengths])
-    axes = int64_constant(builder, [n_groups + 1 + axis for axis in range(n_spatial)])
-    window = body.add("Slice", [images, offset, end, axes], hint="window")
+    element = body.value(element, "int64")
+    offset = (element / strides.into(body)) % kernel_lengths.into(body)
+    end = offset + out_lengths.into(body)
+    axes = element.indices([n_groups + 1 + axis for axis in range(n_spatial)])
+    window = images.into(body)
+    window = window.apply("Slice", window, offset, end, axes)
     body.add_output(condition, "condition", "bool", ())
-    body.add_output(window, "window", dtype, (None,) * (n_groups + 1 + n_spatial))
+    ndim = n_groups + 1 + n_spatial
+    body.add_output(window.name, "window", images.dtype, (None,) * ndim)
     return body
 
 
-def correlate_by_matmul(builder, padded, kernel, layout, dtype):
+def correlate_by_matmul(padded: Value, kernel: Value, layout: BatchLayout) -> Value:
     """The valid cross-correlation of ``padded`` and ``kernel`` with one ``MatMul``.
 
     A ``Loop`` over the kernel elements slices the windows of the images they
@@ -223,86 +200,56 @@ def correlate_by_matmul(builder, padded, kernel, layout, dtype):
     and the windows ``(*groups, kernel_elements, images * windows)`` ones.
     """
     images, channels, groups = layout.images, layout.channels, layout.groups
-    padded_shape = builder.add("Shape", [padded], hint="padded_shape")
-    kernel_shape = builder.add("Shape", [kernel], hint="kernel_shape")
-    kernel_lengths = dims_at(builder, kernel_shape, layout.spatial)
-    out_lengths = builder.add(
-        "Add",
-        [
-            builder.add(
-                "Sub", [dims_at(builder, padded_shape, layout.spatial), kernel_lengths]
-            ),
-            one(builder),
-        ],
-        hint="out_lengths",
-    )
-    group_dims = dims_at(builder, padded_shape, groups)
-    n_images = product_at(builder, padded_shape, images)
-    n_kernel_elements = product_of(builder, kernel_lengths)
+    padded_shape, kernel_shape = padded.shape(), kernel.shape()
+    kernel_lengths = dims_at(kernel_shape, layout.spatial)
+    out_lengths = dims_at(padded_shape, layout.spatial) - kernel_lengths + 1
+    group_dims = dims_at(padded_shape, groups)
+    n_images = product_at(padded_shape, images)
+    n_kernel_elements = product_of(kernel_lengths)
 
     padded = layout.transposed(
-        builder, padded, [*groups, *images, *channels, SPATIAL], layout.in1_units
+        padded, [*groups, *images, *channels, SPATIAL], layout.in1_units
     )
     padded = reshaped(
-        builder,
-        padded,
-        [group_dims, n_images, dims_at(builder, padded_shape, layout.spatial)],
+        padded, [group_dims, n_images, dims_at(padded_shape, layout.spatial)]
     )
     body = window_loop_body(
-        builder,
-        padded,
-        kernel_lengths,
-        out_lengths,
-        len(groups),
-        layout.n_spatial,
-        dtype,
+        padded, kernel_lengths, out_lengths, len(groups), layout.n_spatial
     )
-    windows = builder.add(
-        "Loop",
-        [builder.add("Squeeze", [n_kernel_elements]), ""],
-        body=body.make_graph(),
-        hint="windows",
+    windows = padded.apply(
+        "Loop", n_kernel_elements.squeeze([0]), None, body=body.make_graph()
     )
     if groups:
         # (kernel_elements, *groups, images, *out_lengths) -> groups first
         n_groups = len(groups)
-        windows = builder.add(
-            "Transpose",
-            [windows],
-            perm=[
+        windows = windows.transpose(
+            [
                 *range(1, n_groups + 1),
                 0,
                 *range(n_groups + 1, n_groups + 2 + layout.n_spatial),
-            ],
+            ]
         )
-    n_windows = builder.add("Mul", [n_images, product_of(builder, out_lengths)])
-    windows = reshaped(builder, windows, [group_dims, n_kernel_elements, n_windows])
+    n_windows = n_images * product_of(out_lengths)
+    windows = reshaped(windows, [group_dims, n_kernel_elements, n_windows])
     kernel = layout.transposed(
-        builder, kernel, [*groups, *channels, *images, SPATIAL], layout.in2_units
+        kernel, [*groups, *channels, *images, SPATIAL], layout.in2_units
     )
     kernel = reshaped(
-        builder,
         kernel,
         [
-            dims_at(builder, kernel_shape, groups),
-            product_at(builder, kernel_shape, channels),
+            dims_at(kernel_shape, groups),
+            product_at(kernel_shape, channels),
             n_kernel_elements,
         ],
     )
-    product = builder.add("MatMul", [kernel, windows], hint="correlation")
-    product_shape = builder.add("Shape", [product], hint="product_shape")
-    dims = {SPATIAL: out_lengths}
-    dims.update(
-        (axis, dims_at(builder, product_shape, [i])) for i, axis in enumerate(groups)
-    )
-    dims.update((axis, dims_at(builder, padded_shape, [axis])) for axis in images)
-    dims.update((axis, dims_at(builder, kernel_shape, [axis])) for axis in channels)
-    return layout.in_batch_order(
-        builder, product, [*groups, *channels, *images, SPATIAL], dims
-    )
+    product = kernel @ windows
+    product_shape = product.shape()
+    group_lengths = [dims_at(product_shape, [i]) for i in range(len(groups))]
+    dims = layout.lengths(padded_shape, kernel_shape, out_lengths, group_lengths)
+    return layout.in_batch_order(product, [*groups, *channels, *images, SPATIAL], dims)
 
 
-def correlate_by_conv(builder, padded, kernel, layout, n_groups=None):
+def correlate_by_conv(padded: Value, kernel: Value, layout, n_groups=None) -> Value:
     """The valid cross-correlation of ``padded`` and ``kernel`` as one ``Conv``.
 
     With ``n_groups``, a grouped ``Conv`` computes each group. Without, the
@@ -311,47 +258,38 @@ def correlate_by_conv(builder, padded, kernel, layout, n_groups=None):
     """
     images, channels, groups = layout.images, layout.channels, layout.groups
     summed = n_groups is None
-    padded_shape = builder.add("Shape", [padded], hint="padded_shape")
-    kernel_shape = builder.add("Shape", [kernel], hint="kernel_shape")
+    padded_shape, kernel_shape = padded.shape(), kernel.shape()
     padded = layout.transposed(
-        builder, padded, [*images, *groups, *channels, SPATIAL], layout.in1_units
+        padded, [*images, *groups, *channels, SPATIAL], layout.in1_units
     )
     padded = reshaped(
-        builder,
         padded,
         [
-            product_at(builder, padded_shape, images),
-            product_at(builder, padded_shape, groups),
-            dims_at(builder, padded_shape, layout.spatial),
+            product_at(padded_shape, images),
+            product_at(padded_shape, groups),
+            dims_at(padded_shape, layout.spatial),
         ],
     )
     kernel_order = [*channels, *groups] if summed else [*groups, *channels]
     kernel = layout.transposed(
-        builder, kernel, [*kernel_order, *images, SPATIAL], layout.in2_units
+        kernel, [*kernel_order, *images, SPATIAL], layout.in2_units
     )
     kernel = reshaped(
-        builder,
         kernel,
         [
-            product_at(builder, kernel_shape, channels if summed else kernel_order),
-            product_at(builder, kernel_shape, groups) if summed else one(builder),
-            dims_at(builder, kernel_shape, layout.spatial),
+            product_at(kernel_shape, channels if summed else kernel_order),
+            product_at(kernel_shape, groups) if summed else kernel.indices([1]),
+            dims_at(kernel_shape, layout.spatial),
         ],
     )
-    result = builder.add(
-        "Conv", [padded, kernel], group=n_groups or 1, hint="correlation"
-    )
-    dims = {SPATIAL: builder.add("Shape", [result], start=2, hint="out_lengths")}
-    dims.update((axis, dims_at(builder, padded_shape, [axis])) for axis in images)
-    dims.update((axis, dims_at(builder, kernel_shape, [axis])) for axis in groups)
-    dims.update((axis, dims_at(builder, kernel_shape, [axis])) for axis in channels)
+    result = padded.apply("Conv", padded, kernel, group=n_groups or 1)
+    group_lengths = [dims_at(kernel_shape, [axis]) for axis in groups]
+    dims = layout.lengths(padded_shape, kernel_shape, result.shape(2), group_lengths)
     order = [*images, *(() if summed else groups), *channels, SPATIAL]
-    return layout.in_batch_order(
-        builder, result, order, dims, summed=groups if summed else ()
-    )
+    return layout.in_batch_order(result, order, dims, summed=groups if summed else ())
 
 
-def over_channels(builder, padded, kernel, layout, contracted):
+def over_channels(padded: Value, kernel: Value, layout, contracted):
     """The operands and layout of a convolution summed over the ``contracted`` axes.
 
     Those axes become the group axes, along which both operands vary: an
@@ -361,9 +299,7 @@ def over_channels(builder, padded, kernel, layout, contracted):
     unit_axes = (layout.in1_units, layout.in2_units)
     ndim = layout.n_batch + layout.n_spatial
     padded, kernel = (
-        broadcast_along(
-            builder, operand, other, [a for a in contracted if a in units], ndim
-        )
+        broadcast_along(operand, other, [a for a in contracted if a in units], ndim)
         for operand, other, units in zip(
             (padded, kernel), (kernel, padded), unit_axes, strict=True
         )
@@ -379,14 +315,13 @@ def over_channels(builder, padded, kernel, layout, contracted):
     return padded, kernel, layout
 
 
-def broadcast_along(builder, x, other, axes, ndim):
+def broadcast_along(x: Value, other: Value, axes, ndim) -> Value:
     """``x``, of length 1 along ``axes``, repeated to ``other``'s lengths there."""
     if not axes:
         return x
-    lengths = builder.add("Shape", [other], hint="other_shape")
+    lengths = other.shape()
     target = [
-        dims_at(builder, lengths, [axis]) if axis in axes else one(builder)
+        dims_at(lengths, [axis]) if axis in axes else x.indices([1])
         for axis in range(ndim)
     ]
-    shape = builder.add("Concat", target, axis=0, hint="shape")
-    return builder.add("Expand", [x, shape], hint="broadcast")
+    return x.expand(concat(target, axis=0))
