@@ -174,12 +174,10 @@ class ONNXGraphBuilder:
         """
         if not self.keep_checks:
             return
-        holds = condition.name if isinstance(condition, Value) else condition
-        if not is_scalar:
-            as_uint8 = self.cast(holds, "bool", "uint8")
-            holds = self.add("ReduceMin", [as_uint8], keepdims=0, hint="holds")
-            holds = self.cast(holds, "uint8", "bool")
-        self.checks.append((holds, CheckAndRaise(exc_type, message)))
+        if not isinstance(condition, Value):
+            condition = self.value(condition, "bool")
+        holds = condition if is_scalar else condition.all()
+        self.checks.append((holds.name, CheckAndRaise(exc_type, message)))
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""

@@ -16,7 +16,6 @@ from pytensor.tensor.math import Dot
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
-from pytensor.link.onnx.dispatch.shape import all_true
 from pytensor.link.onnx.kernels import matmul
 
 
@@ -173,7 +172,7 @@ def loop_over_batch(core_op, node, builder, inputs):
     for passed, (_, op) in zip(
         loop_outputs[len(core_outputs) :], body.checks, strict=True
     ):
-        builder.checks.append((all_true(builder, passed), op))
+        builder.checks.append((builder.value(passed, "bool").all().name, op))
     outputs = []
     for value in stacked:
         core_shape = builder.add("Shape", [value], start=1, hint="core_shape")

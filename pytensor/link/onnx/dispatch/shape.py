@@ -3,13 +3,14 @@ from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import NoneTypeT
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.value import maximum, minimum
+from pytensor.link.onnx.value import concat, maximum, minimum
 
 
-# `int64_constant`, `int64_max`, `int64_min`, `all_true`, `any_true` and
-# `add_runtime_check` are kept for the converters that still build from value
-# names; new code uses `builder.constant`, the values of
-# `pytensor.link.onnx.value` and `builder.require`.
+# Thin names over `builder.constant` and `pytensor.link.onnx.value`, kept
+# only for the modules that still import them: pad.py (`int64_constant`,
+# `int64_max`, `int64_min`), subtensor.py (`all_true`, `int64_min`),
+# typed_list.py (`all_true`, `any_true`, `int64_max`, `int64_min`) and
+# special_math.py (`any_true`). New code uses the vocabulary.
 
 
 def int64_constant(builder, values, hint="axes"):
@@ -67,11 +68,6 @@ def any_true(builder, condition, axis=None):
     return condition.any_along([axis], keepdims=False).name
 
 
-def add_runtime_check(builder, condition, exc_type, msg):
-    """`ONNXGraphBuilder.require`, under its former name."""
-    builder.require(condition, exc_type, msg)
-
-
 def known_statically(x_dim, expected) -> bool:
     return isinstance(expected.type, NoneTypeT) or (
         isinstance(expected, Constant) and x_dim == int(expected.data)
@@ -92,18 +88,10 @@ def onnx_funcify_SpecifyShape(op, node, builder, inputs, **kwargs):
     if not builder.keep_checks:
         return [x]
     x_var, *expected_vars = node.inputs
+    x = builder.value(x, x_var.type.dtype)
     matches = [
-        builder.add(
-            "Equal",
-            [
-                dim_size(builder, x, axis),
-                builder.cast(
-                    builder.add("Unsqueeze", [dim, builder.constant([0], "int64")]),
-                    var.type.dtype,
-                    "int64",
-                ),
-            ],
-            hint="dim_matches",
+        x.shape(axis, axis + 1).eq(
+            builder.value(dim, var.type.dtype).unsqueeze([0]).cast("int64")
         )
         for axis, (dim, var, x_dim) in enumerate(
             zip(expected_dims, expected_vars, x_var.type.shape, strict=True)
@@ -113,8 +101,8 @@ def onnx_funcify_SpecifyShape(op, node, builder, inputs, **kwargs):
     if matches:
         expected = tuple(describe_dim(var) for var in expected_vars)
         builder.require(
-            builder.add("Concat", matches, axis=0) if len(matches) > 1 else matches[0],
+            concat(matches, axis=0) if len(matches) > 1 else matches[0],
             AssertionError,
             f"SpecifyShape: the input's shape does not match {expected}",
         )
-    return [x]
+    return [x.name]
