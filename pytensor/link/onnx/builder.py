@@ -170,14 +170,17 @@ class ONNXGraphBuilder:
 
         ``condition`` is a bool :class:`Value` (or value name) whose elements
         must all be true; ``is_scalar`` says it is 0-d already. Nothing is
-        added when the graph is built without runtime checks (for export).
+        added when the graph is built without runtime checks (for export), nor
+        when the same check was already required.
         """
         if not self.keep_checks:
             return
         if not isinstance(condition, Value):
             condition = self.value(condition, "bool")
         holds = condition if is_scalar else condition.all()
-        self.checks.append((holds.name, CheckAndRaise(exc_type, message)))
+        check = (holds.name, CheckAndRaise(exc_type, message))
+        if check not in self.checks:
+            self.checks.append(check)
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""

@@ -13,8 +13,10 @@ from pytensor.tensor.basic import (
     Split,
     TensorFromScalar,
 )
+from pytensor.tensor.shape import Shape_i
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.shape import length_source, lengths, require_all
 from pytensor.link.onnx.value import arange, concat, maximum, minimum
 
 
@@ -35,10 +37,50 @@ def stack_scalars(builder, names, variables, dtype, hint):
     return builder.add("Concat", elements, axis=0, hint=hint)
 
 
+ALLOC_RUNTIME_BROADCASTING = (
+    "Runtime broadcasting not allowed. The output of Alloc requires broadcasting a "
+    "dimension of the input value, which was not marked as broadcastable. If "
+    "broadcasting was intended, use `specify_broadcastable` on the relevant input."
+)
+
+
+def equal_by_construction(value_var, axis, dim_var) -> bool:
+    """Whether ``axis`` of ``value_var`` has the length ``dim_var`` statically
+    or by construction (``dim_var`` read from the shape of a variable)."""
+    if isinstance(dim_var, Constant):
+        return value_var.type.shape[axis] == int(dim_var.data)
+    owner = dim_var.owner
+    return (
+        owner is not None
+        and isinstance(owner.op, Shape_i)
+        and length_source(value_var, axis) == length_source(owner.inputs[0], owner.op.i)
+    )
+
+
 @onnx_funcify.register(Alloc)
 def onnx_funcify_Alloc(op, node, builder, inputs, **kwargs):
     value, *dims = inputs
     shape = stack_scalars(builder, dims, node.inputs[1:], "int64", "shape")
+    value_var, *dim_vars = node.inputs
+    offset = len(dim_vars) - value_var.type.ndim
+    # The value's lengths that are not typed broadcastable must be the output's
+    axes = [
+        axis
+        for axis, broadcastable in enumerate(value_var.type.broadcastable)
+        if not broadcastable
+        and not equal_by_construction(value_var, axis, dim_vars[axis + offset])
+    ]
+    if axes and builder.keep_checks:
+        value_lengths = lengths(builder.value(value, value_var.type.dtype), axes)
+        output_lengths = builder.value(shape, "int64").take(
+            [a + offset for a in axes], 0
+        )
+        require_all(
+            builder,
+            [value_lengths.eq(output_lengths)],
+            len(axes),
+            ALLOC_RUNTIME_BROADCASTING,
+        )
     return [builder.add("Expand", [value, shape], hint="alloc")]
 
 
