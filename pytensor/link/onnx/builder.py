@@ -170,16 +170,17 @@ class ONNXGraphBuilder:
 
         ``condition`` is a bool :class:`Value` (or value name) whose elements
         must all be true; ``is_scalar`` says it is 0-d already. Nothing is
-        added when the graph is built without runtime checks (for export).
+        added when the graph is built without runtime checks (for export), nor
+        when the same check was already required.
         """
         if not self.keep_checks:
             return
-        holds = condition.name if isinstance(condition, Value) else condition
-        if not is_scalar:
-            as_uint8 = self.cast(holds, "bool", "uint8")
-            holds = self.add("ReduceMin", [as_uint8], keepdims=0, hint="holds")
-            holds = self.cast(holds, "uint8", "bool")
-        self.checks.append((holds, CheckAndRaise(exc_type, message)))
+        if not isinstance(condition, Value):
+            condition = self.value(condition, "bool")
+        holds = condition if is_scalar else condition.all()
+        check = (holds.name, CheckAndRaise(exc_type, message))
+        if check not in self.checks:
+            self.checks.append(check)
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""

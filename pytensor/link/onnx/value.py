@@ -25,7 +25,11 @@ that a graph of static shapes gets no nodes for them. `length` and
 
 import numpy as np
 
-from pytensor.link.onnx.kernels import WRONG_RESULTS, moved_kernel_dtype
+from pytensor.link.onnx.kernels import (
+    WRONG_RESULTS,
+    moved_kernel_dtype,
+    widened_kernel_dtype,
+)
 
 
 BOOL_RESULTS = frozenset(
@@ -174,17 +178,28 @@ class Value:
     def __abs__(self):
         return self.apply("Abs", self)
 
+    def compare(self, op_type: str, other) -> "Value":
+        """The ONNX comparison ``op_type`` (``Less``, ``Equal``...) of this value
+        and ``other``, both in a dtype with a kernel that holds their values
+        (booleans are ordered as uint8)."""
+        compute = widened_kernel_dtype(op_type, self.dtype, self.builder.opset)
+        if compute == self.dtype:
+            return self.apply(op_type, self, other)
+        wide = self.cast(compute)
+        other = other.cast(compute) if isinstance(other, Value) else other
+        return self.result(wide.apply(op_type, wide, other).name, "bool")
+
     def __lt__(self, other):
-        return self.apply("Less", self, other)
+        return self.compare("Less", other)
 
     def __le__(self, other):
-        return self.apply("LessOrEqual", self, other)
+        return self.compare("LessOrEqual", other)
 
     def __gt__(self, other):
-        return self.apply("Greater", self, other)
+        return self.compare("Greater", other)
 
     def __ge__(self, other):
-        return self.apply("GreaterOrEqual", self, other)
+        return self.compare("GreaterOrEqual", other)
 
     def __or__(self, other):
         return self.apply("Or", self, other)
@@ -209,7 +224,7 @@ class Value:
         return self.apply("BitwiseXor", self, other)
 
     def eq(self, other):
-        return self.apply("Equal", self, other)
+        return self.compare("Equal", other)
 
     def ne(self, other):
         return ~self.eq(other)
@@ -262,13 +277,15 @@ class Value:
         )
         return self.apply("Slice", self, start, end, self.indices([axis]))
 
-    def sum(self, axes) -> "Value":
-        """The sum along ``axes``, kept with length 1."""
-        return self.apply("ReduceSum", self, self.indices(axes), keepdims=1)
+    def sum(self, axes, keepdims: bool = True) -> "Value":
+        """The sum along ``axes``, kept with length 1 unless ``keepdims`` is false."""
+        return self.apply("ReduceSum", self, self.indices(axes), keepdims=int(keepdims))
 
-    def prod(self, axes) -> "Value":
-        """The product along ``axes``, kept with length 1."""
-        return self.apply("ReduceProd", self, self.indices(axes), keepdims=1)
+    def prod(self, axes, keepdims: bool = True) -> "Value":
+        """The product along ``axes``, kept with length 1 unless ``keepdims`` is false."""
+        return self.apply(
+            "ReduceProd", self, self.indices(axes), keepdims=int(keepdims)
+        )
 
     def max(self, axes, keepdims: bool = True) -> "Value":
         """The maximum along ``axes``, kept with length 1 unless ``keepdims`` is false."""

@@ -8,11 +8,11 @@ from pytensor.graph.op import Op
 from pytensor.graph.replace import vectorize_graph
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.extra_ops import CumOp
-from pytensor.tensor.math import Max
+from pytensor.tensor.math import Dot, Max
 
 import pytensor
 from pytensor.link.onnx.dispatch import onnx_funcify
-from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites
+from tests.link.onnx.utils import compare_onnx_and_py, n_runtime_checks, no_rewrites
 
 
 rng = np.random.default_rng(7)
@@ -202,3 +202,25 @@ def test_unsupported_core_op_is_named():
     out = Blockwise(CoreOpWithoutConverter(), signature="(n)->(n)")(x)
     with pytest.raises(NotImplementedError, match="core Op CoreOpWithoutConverter"):
         pytensor.function([x], out, mode=no_rewrites)
+
+
+def test_blockwise_runtime_broadcasting():
+    batched_dot = Blockwise(Dot(), signature="(m,k),(k,n)->(m,n)")
+    a, b = pt.tensor3("a"), pt.tensor3("b")
+    fn = pytensor.function([a, b], batched_dot(a, b), mode="ONNX")
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        fn(np.ones((1, 2, 2)), np.ones((3, 2, 2)))
+    with pytest.raises(ValueError):
+        fn(np.ones((3, 2, 2)), np.ones((4, 2, 2)))
+    rng = np.random.default_rng(3)
+    compare_onnx_and_py(
+        [a, b],
+        batched_dot(a, b),
+        [rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 4, 2))],
+    )
+    assert n_runtime_checks(fn) == 1
+    static = pt.tensor("static", shape=(3, None, None))
+    fn = pytensor.function([static, b], batched_dot(static, b), mode="ONNX")
+    assert n_runtime_checks(fn) == 1
+    fn = pytensor.function([static], batched_dot(static, static), mode="ONNX")
+    assert n_runtime_checks(fn) == 0

@@ -1,18 +1,21 @@
 from functools import partial
 
 import numpy as np
+import pytensor.scalar as ps
 import pytensor.tensor as pt
 import pytensor.tensor.special as special
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pytensor.tensor.elemwise import DimShuffle
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 import pytensor
 from tests.link.onnx.utils import (
     assert_same_values,
     compare_converted_graph,
     compare_onnx_and_py,
+    exported_op_types,
+    n_runtime_checks,
 )
 
 
@@ -211,3 +214,61 @@ def test_graph_as_default_c_mode_leaves_it():
     compare_converted_graph(
         fn, [rng.normal(size=(5, 3)), rng.normal(size=(3, 4)), rng.normal(size=4)]
     )
+
+
+RUNTIME_BROADCASTING = "Runtime broadcasting not allowed"
+
+
+def composite_of(x, y):
+    xs, ys = ps.float64("xs"), ps.float64("ys")
+    return Elemwise(ps.Composite([xs, ys], [xs * ys + xs]))(x, y)
+
+
+@pytest.mark.parametrize(
+    "combine", [pt.add, composite_of], ids=["elemwise", "composite"]
+)
+def test_elemwise_runtime_broadcast(combine):
+    x, y = pt.vector("x"), pt.vector("y")
+    fn = pytensor.function([x, y], combine(x, y), mode="ONNX")
+    for lengths in ((1, 3), (3, 1)):
+        with pytest.raises(ValueError, match=RUNTIME_BROADCASTING):
+            fn(*(np.ones(n) for n in lengths))
+    with pytest.raises(ValueError):
+        fn(np.ones(3), np.ones(4))
+    compare_onnx_and_py([x, y], combine(x, y), [np.ones(1), np.ones(1)])
+    compare_onnx_and_py([x, y], combine(x, y), [np.ones(3), np.arange(3.0)])
+
+
+def test_typed_broadcastable_inputs_broadcast_without_check():
+    x, row = pt.matrix("x"), pt.tensor("row", shape=(1, None))
+    fn, _ = compare_onnx_and_py([x, row], x + row, [np.ones((2, 3)), np.ones((1, 3))])
+    with pytest.raises(ValueError, match=RUNTIME_BROADCASTING):
+        fn(np.ones((2, 1)), np.ones((1, 3)))
+    assert n_runtime_checks(fn) == 1
+    column = pt.tensor("column", shape=(None, 1))
+    fn = pytensor.function([column, row], column + row, mode="ONNX")
+    assert n_runtime_checks(fn) == 0
+
+
+def test_lengths_known_or_equal_by_construction_need_no_check():
+    x, y = pt.tensor("x", shape=(3,)), pt.tensor("y", shape=(3,))
+    assert n_runtime_checks(pytensor.function([x, y], x * y, mode="ONNX")) == 0
+    v = pt.vector("v")
+    chain = pt.exp(v) * v + pt.log(v) / v
+    assert n_runtime_checks(pytensor.function([v], chain, mode="ONNX")) == 0
+    # a length read against a static one is compared with a constant
+    fn = pytensor.function([v, x], v + x, mode="ONNX")
+    assert n_runtime_checks(fn) == 1
+    with pytest.raises(ValueError, match=RUNTIME_BROADCASTING):
+        fn(np.ones(1), np.ones(3))
+    # one check per pair of lengths, even when several nodes need it
+    w = pt.vector("w")
+    fn = pytensor.function([v, w], [v + w, (v + w) * w, pt.exp(v) - w], mode="ONNX")
+    assert n_runtime_checks(fn) == 1
+
+
+def test_exported_models_have_no_runtime_broadcasting_check():
+    x, y = pt.vector("x"), pt.vector("y")
+    fn = pytensor.function([x, y], x + y, mode="ONNX")
+    assert n_runtime_checks(fn) == 1
+    assert exported_op_types(fn) == ["Add"]

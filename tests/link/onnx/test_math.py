@@ -14,6 +14,9 @@ from tests.link.onnx.utils import (
     FLOAT_DTYPES,
     compare_converted_graph,
     compare_onnx_and_py,
+    exported_op_types,
+    n_runtime_checks,
+    py_mode,
 )
 
 
@@ -160,11 +163,24 @@ def test_max_of_empty_raises_like_numpy(reduction):
         fn(np.zeros((0, 3)))
 
 
-def test_argmax_of_empty_raises():
+@pytest.mark.parametrize("axis", [0, None])
+def test_argmax_of_empty_raises_like_numpy(axis):
+    x = pt.matrix("x")
+    fn = pytensor.function([x], pt.argmax(x, axis=axis), mode="ONNX")
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        fn(np.zeros((0, 3)))
+
+
+def test_argmax_along_a_non_empty_axis_of_an_empty_array():
     x = pt.matrix("x")
     fn = pytensor.function([x], pt.argmax(x, axis=0), mode="ONNX")
-    with pytest.raises(Exception, match="ArgMax"):
-        fn(np.zeros((0, 3)))
+    assert fn(np.zeros((3, 0))).shape == (0,)
+
+
+def test_reductions_over_static_non_empty_axes_have_no_check():
+    x = pt.tensor("x", shape=(None, 3))
+    fn = pytensor.function([x], [pt.argmax(x, axis=1), pt.max(x, axis=1)], mode="ONNX")
+    assert n_runtime_checks(fn) == 0
 
 
 @pytest.mark.parametrize("dtype", ["int64", "uint64", "uint32", "int16", "uint16"])
@@ -363,7 +379,10 @@ def test_a_bias_that_broadcasts_the_product_is_added_after_it():
 def test_a_dense_layer_is_one_gemm():
     x, w, b = pt.matrix("x"), pt.matrix("w"), pt.vector("b")
     fn = pytensor.function([x, w, b], pt.tanh(x @ w + b), mode="ONNX")
-    assert op_types(fn) == ["Gemm", "Tanh"]
+    # Besides the runtime check that b has as many elements as w has columns
+    check = ["Shape", "Shape", "Equal", "Squeeze"]
+    assert sorted(op_types(fn)) == sorted(["Gemm", "Tanh", *check])
+    assert exported_op_types(fn) == ["Gemm", "Tanh"]
     integer = pytensor.function(
         [x, w, b],
         x.astype("int64") @ w.astype("int64") + b.astype("int64"),
@@ -402,3 +421,17 @@ def test_mul_without_zeros_elementwise(dtype):
     compare_onnx_and_py(
         [x, y], Elemwise(MulWithoutZeros(ps.upcast_out))(x, y), [values, others]
     )
+
+
+@pytest.mark.parametrize("scalar_op", [ps.maximum, ps.minimum])
+def test_max_and_min_of_empty_raise_the_reference_message(scalar_op):
+    # pt.min(x) is -max(-x) until rewritten: build the same node for both modes
+    reduction = CAReduce(scalar_op, axis=(1,))
+    x = pt.matrix("x")
+    messages = []
+    for mode in ("ONNX", py_mode):
+        fn = pytensor.function([x], reduction(x), mode=mode)
+        with pytest.raises(ValueError) as raised:
+            fn(np.zeros((2, 0)))
+        messages.append(str(raised.value).split("\n")[0])
+    assert messages[0] == messages[1]

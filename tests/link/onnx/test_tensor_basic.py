@@ -11,7 +11,12 @@ from pytensor.tensor.basic import (
 )
 
 import pytensor
-from tests.link.onnx.utils import compare_converted_graph, compare_onnx_and_py
+from tests.link.onnx.utils import (
+    compare_converted_graph,
+    compare_onnx_and_py,
+    exported_op_types,
+    n_runtime_checks,
+)
 
 
 DTYPES = ["float64", "float32", "int8", "uint16", "int64", "uint64", "bool"]
@@ -223,3 +228,24 @@ def test_nonzero(shape, dtype):
     if dtype.startswith("float") and value.size:
         value.flat[0] = np.nan
     compare_onnx_and_py([x], list(pt.nonzero(x)), [value])
+
+
+def test_alloc_runtime_broadcast():
+    v, n = pt.vector("v"), pt.lscalar("n")
+    fn = pytensor.function([v, n], pt.alloc(v, 2, n), mode="ONNX")
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        fn(np.ones(1), 3)
+    with pytest.raises(ValueError):
+        fn(np.ones(3), 4)
+    compare_onnx_and_py([v, n], pt.alloc(v, 2, n), [np.arange(3.0), 3])
+    compare_onnx_and_py([v, n], pt.alloc(v, 2, n), [np.ones(1), 1])
+
+
+def test_alloc_of_known_lengths_has_no_check():
+    v, x = pt.tensor("v", shape=(3,)), pt.matrix("x")
+    fn = pytensor.function([v], pt.alloc(v, 2, 3), mode="ONNX")
+    assert n_runtime_checks(fn) == 0
+    row = pt.tensor("row", shape=(1, None))
+    fn = pytensor.function([row, x], pt.alloc(row, x.shape[0], x.shape[1]), mode="ONNX")
+    assert n_runtime_checks(fn) == 1
+    assert exported_op_types(fn).count("Equal") == 0

@@ -291,3 +291,15 @@ def probe_kernels():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def n_runtime_checks(fn) -> int:
+    """How many runtime checks (``builder.require``) the ONNX function ``fn`` makes."""
+    return len(fn.maker.linker.onnx_graph.checks)
+
+
+def exported_op_types(fn) -> list[str]:
+    """The operators of ``fn`` exported with `export_onnx` (without runtime checks)."""
+    from pytensor.link.onnx import export_onnx
+
+    return [node.op_type for node in export_onnx(fn).graph.node]

@@ -16,7 +16,7 @@ from pytensor.tensor.math import Dot
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
-from pytensor.link.onnx.dispatch.shape import all_true
+from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.kernels import matmul
 
 
@@ -41,8 +41,23 @@ def onnx_funcify_batched(core_op, node, builder, inputs, **kwargs):
     return loop_over_batch(core_op, node, builder, inputs)
 
 
+RUNTIME_BROADCASTING = (
+    "Runtime broadcasting not allowed. At least one input has a distinct batch "
+    "dimension length of 1, but was not marked as broadcastable.\nIf broadcasting "
+    "was intended, use `specify_broadcastable` on the relevant input."
+)
+
+
 @onnx_funcify.register(Blockwise)
-def onnx_funcify_Blockwise(op, node, builder, inputs, **kwargs):
+def onnx_funcify_Blockwise(op, node, builder, inputs, value_names=None, **kwargs):
+    require_same_lengths(
+        builder,
+        node.inputs,
+        inputs,
+        batch_ndim(node),
+        RUNTIME_BROADCASTING,
+        value_names,
+    )
     return onnx_funcify_batched(op.core_op, node=node, builder=builder, inputs=inputs)
 
 
@@ -173,7 +188,7 @@ def loop_over_batch(core_op, node, builder, inputs):
     for passed, (_, op) in zip(
         loop_outputs[len(core_outputs) :], body.checks, strict=True
     ):
-        builder.checks.append((all_true(builder, passed), op))
+        builder.checks.append((builder.value(passed, "bool").all().name, op))
     outputs = []
     for value in stacked:
         core_shape = builder.add("Shape", [value], start=1, hint="core_shape")

@@ -4,13 +4,26 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.math import is_dense_layer
+from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.passes.dense_layers import DENSE_LAYER
 
 
+RUNTIME_BROADCASTING = (
+    "Runtime broadcasting not allowed. At least one input has a distinct dimension "
+    "length of 1, but was not marked as broadcastable.\nIf broadcasting was "
+    "intended, use `specify_broadcastable` on the relevant input."
+)
+
+
 @onnx_funcify.register(Elemwise)
-def onnx_funcify_Elemwise(op, node, builder, inputs, **kwargs):
+def onnx_funcify_Elemwise(op, node, builder, inputs, value_names=None, **kwargs):
     # ONNX elementwise operators broadcast like NumPy, so the scalar Op's
-    # converter applies to whole tensors unchanged.
+    # converter applies to whole tensors unchanged, once lengths of 1 that
+    # are not typed broadcastable are ruled out.
+    ndim = node.outputs[0].type.ndim
+    require_same_lengths(
+        builder, node.inputs, inputs, ndim, RUNTIME_BROADCASTING, value_names
+    )
     outputs = onnx_funcify(op.scalar_op, node=node, builder=builder, inputs=inputs)
     if is_dense_layer(node):
         builder.mark(DENSE_LAYER, outputs[0])

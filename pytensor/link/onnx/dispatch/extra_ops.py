@@ -22,7 +22,6 @@ from pytensor.tensor.extra_ops import (
 )
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.scalar import where as where_of_any_dtype
 from pytensor.link.onnx.dispatch.sort import stable_argsort
 from pytensor.link.onnx.numerics.cumulative import prefix_product, run_positions
 from pytensor.link.onnx.numerics.sorting import (
@@ -61,7 +60,7 @@ def onnx_funcify_CumOp(op, node, builder, inputs, **kwargs):
     # integer type, and casts to bool as the logical or/and would give.
     dtype = node.outputs[0].type.dtype
     [x] = input_values(
-        builder, node.inputs, inputs, dtype if is_float(dtype) else "int64"
+        builder, node.inputs, inputs, dtype if np.dtype(dtype).kind == "f" else "int64"
     )
     if op.mode == "add":
         result = x.apply("CumSum", x, x.constant(op.axis, "int64"))
@@ -69,10 +68,6 @@ def onnx_funcify_CumOp(op, node, builder, inputs, **kwargs):
         x_type = node.inputs[0].type
         result = prefix_product(x, op.axis, x_type.ndim, x_type.shape[op.axis])
     return [result.cast(dtype).name]
-
-
-def is_float(dtype) -> bool:
-    return np.dtype(dtype).kind == "f"
 
 
 # Repeat
@@ -175,11 +170,6 @@ def positions_along(x: Value, axis: int, ndim: int) -> Value:
     return positions.unsqueeze(other_axes) if other_axes else positions
 
 
-def fill_where(selected: Value, a: Value, value: Value) -> str:
-    """``value`` where ``selected``, else ``a``, for any dtype of ``a``."""
-    return where_of_any_dtype(a.builder, selected.name, value.name, a.name, a.dtype)
-
-
 @onnx_funcify.register(FillDiagonal)
 def onnx_funcify_FillDiagonal(op, node, builder, inputs, **kwargs):
     a, value = input_values(builder, node.inputs, inputs)
@@ -194,7 +184,7 @@ def onnx_funcify_FillDiagonal(op, node, builder, inputs, **kwargs):
             ValueError,
             "All dimensions of input must be of equal length",
         )
-    return [fill_where(on_diagonal, a, value)]
+    return [where(on_diagonal, value.cast(a.dtype), a).name]
 
 
 def flat_slice_bounds(start: Value, end: Value, size: Value):
@@ -225,7 +215,7 @@ def onnx_funcify_FillDiagonalOffset(op, node, builder, inputs, **kwargs):
     start, end = flat_slice_bounds(start, start + step * n_steps, height * width)
     rows, columns = (positions_along(a, axis, 2) for axis in (0, 1))
     selected = in_flat_slice(rows * width + columns, start, end, step)
-    return [fill_where(selected, a, value)]
+    return [where(selected, value.cast(a.dtype), a).name]
 
 
 # Bartlett

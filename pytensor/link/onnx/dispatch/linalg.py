@@ -17,6 +17,7 @@ from pytensor.link.onnx.dispatch.blockwise import (
     flatten_batch,
     onnx_funcify_batched,
 )
+from pytensor.link.onnx.dispatch.scalar import output_dtype
 from pytensor.link.onnx.numerics.linalg.decomposition.eigen import (
     generalized_eigen,
     jacobi_eigen,
@@ -82,10 +83,6 @@ def register_unsupported(op_class, reason: str):
     UNSUPPORTED_OP_REASONS[op_class] = reason
     onnx_funcify.register(op_class)(raise_unsupported)
     onnx_funcify_batched.register(op_class)(raise_unsupported)
-
-
-def output_dtype(node, index=0):
-    return node.outputs[index].type.dtype
 
 
 def float_output_dtype(node):

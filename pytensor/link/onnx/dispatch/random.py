@@ -219,7 +219,7 @@ def sample_multivariate_normal(op, node, builder, draws, params) -> Value:
     # factorizations agree on the symmetric positive semi-definite cov).
     mean, cov = param_values(builder, node, params, "float64")
     batch = cov.shape(0, -2)
-    n_matrices = batch.apply("ReduceProd", batch, keepdims=1)
+    n_matrices = batch.prod([0])
     stack = cov.reshape(concat([n_matrices, cov.shape(-2)], axis=0))
     if op.method == "cholesky":
         factor = cholesky_of_triangle(stack, lower=True)

@@ -6,6 +6,8 @@ through ``node.inputs[i].type.dtype`` and ``node.outputs[i].type.dtype``.
 Every handler's result broadcasts over all of its inputs, like NumPy.
 """
 
+import functools
+
 import numpy as np
 import pytensor.scalar.basic as ps
 from pytensor.graph.basic import Constant
@@ -24,8 +26,7 @@ from pytensor.link.onnx.numerics.integer import (
 )
 from pytensor.link.onnx.numerics.logarithm import log_base
 from pytensor.link.onnx.numerics.rounding import round_half_away_from_zero, trunc
-from pytensor.link.onnx.value import Value
-from pytensor.link.onnx.value import where as value_where
+from pytensor.link.onnx.value import Value, maximum, minimum, where
 
 
 def input_dtypes(node):
@@ -33,9 +34,9 @@ def input_dtypes(node):
     return [inp.type.dtype for inp in node.inputs]
 
 
-def output_dtype(node):
-    """The dtype of ``node``'s (first) output."""
-    return node.outputs[0].type.dtype
+def output_dtype(node, index=0):
+    """The dtype of ``node``'s output ``index``."""
+    return node.outputs[index].type.dtype
 
 
 def cast_all(builder, node, inputs, dtype):
@@ -75,26 +76,6 @@ def variadic(builder, op_type, inputs):
     return result
 
 
-def is_float(dtype) -> bool:
-    return np.dtype(dtype).kind == "f"
-
-
-def where(builder, condition, if_true, if_false, dtype):
-    """`~pytensor.link.onnx.value.where` of value names, for converters not yet
-    written with values."""
-    return value_where(
-        builder.value(condition, "bool"),
-        builder.value(if_true, dtype),
-        builder.value(if_false, dtype),
-    ).name
-
-
-def compare(builder, op_type, x, y, dtype):
-    """Compare two ``dtype`` values with the ONNX comparison ``op_type``."""
-    compute = widened_kernel_dtype(op_type, dtype, builder.opset)
-    return builder.add(op_type, [builder.cast(v, dtype, compute) for v in (x, y)])
-
-
 def constant_data(var):
     return var.data if isinstance(var, Constant) else None
 
@@ -126,11 +107,10 @@ def onnx_funcify_extremum(op, node, builder, inputs, **kwargs):
     if dtype == "bool":
         return [variadic(builder, BOOL_ARITHMETIC[type(op)], args)]
     if (op_type, dtype) in WRONG_RESULTS:
-        first, *rest = cast_values(builder, node, inputs, dtype)
-        for other in rest:
-            keep = first > other if op_type == "Max" else first < other
-            first = value_where(keep, first, other)
-        return [first.name]
+        extremum = maximum if op_type == "Max" else minimum
+        return [
+            functools.reduce(extremum, cast_values(builder, node, inputs, dtype)).name
+        ]
     if op_type == "Max" and (rectified := rectified_input(node)) is not None:
         return [builder.add("Relu", [args[rectified]])]
     return [apply_in(builder, op_type, args, dtype, dtype)]
@@ -255,7 +235,7 @@ ROUNDING = {
 @onnx_funcify.register(ps.RoundHalfAwayFromZero)
 def onnx_funcify_rounding(op, node, builder, inputs, **kwargs):
     [x] = cast_values(builder, node, inputs, output_dtype(node))
-    if not is_float(input_dtypes(node)[0]):
+    if np.dtype(input_dtypes(node)[0]).kind != "f":
         return [x.name]
     return [ROUNDING[type(op)](x).name]
 
@@ -272,7 +252,7 @@ def exponent_bits(exponent_var):
 @onnx_funcify.register(ps.Pow)
 def onnx_funcify_Pow(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
-    if is_float(dtype):
+    if np.dtype(dtype).kind == "f":
         return [builder.add("Pow", cast_all(builder, node, inputs, dtype))]
     # NumPy raises for negative integer exponents; those results are unspecified
     base, exponent = cast_values(builder, node, inputs, "int64")
@@ -297,7 +277,7 @@ DIVISION = {
 def onnx_funcify_division(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     for_integers, for_floats = DIVISION[type(op)]
-    if is_float(dtype):
+    if np.dtype(dtype).kind == "f":
         return [for_floats(*cast_values(builder, node, inputs, dtype)).name]
     compute = "int8" if dtype == "bool" else dtype
     x, y = cast_values(builder, node, inputs, compute)
@@ -329,9 +309,8 @@ def onnx_funcify_comparison(op, node, builder, inputs, **kwargs):
         result = compare_signed_with_uint64(op_type, x, y).name
     else:
         dtype = ps.upcast(x_dtype, y_dtype)
-        result = compare(
-            builder, op_type, *cast_all(builder, node, inputs, dtype), dtype
-        )
+        x, y = cast_values(builder, node, inputs, dtype)
+        result = x.compare(op_type, y).name
     if isinstance(op, ps.NEQ):
         return [builder.add("Not", [result])]
     return [result]
@@ -341,7 +320,7 @@ def onnx_funcify_comparison(op, node, builder, inputs, **kwargs):
 @onnx_funcify.register(ps.IsInf)
 def onnx_funcify_float_class(op, node, builder, inputs, **kwargs):
     x = builder.value(inputs[0], input_dtypes(node)[0])
-    if not is_float(x.dtype):
+    if np.dtype(x.dtype).kind != "f":
         return [x.constant(False, "bool").expand(x.shape()).name]
     return [(x.isnan() if isinstance(op, ps.IsNan) else x.isinf()).name]
 
@@ -360,7 +339,7 @@ BITWISE = {
 @onnx_funcify.register(ps.Invert)
 def onnx_funcify_bitwise(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
-    if is_float(dtype):
+    if np.dtype(dtype).kind == "f":
         raise NotImplementedError(
             f"bitwise {type(op).__name__} of {' and '.join(input_dtypes(node))} "
             f"has the float result dtype {dtype}; NumPy rejects it too. Cast the "
@@ -376,9 +355,7 @@ def onnx_funcify_Switch(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     condition, if_true, if_false = map(builder.value, inputs, input_dtypes(node))
     return [
-        value_where(
-            condition.cast("bool"), if_true.cast(dtype), if_false.cast(dtype)
-        ).name
+        where(condition.cast("bool"), if_true.cast(dtype), if_false.cast(dtype)).name
     ]
 
 
@@ -387,11 +364,8 @@ def onnx_funcify_Clip(op, node, builder, inputs, **kwargs):
     # PyTensor's Clip is `lower if x < lower else upper if x > upper else x`:
     # NaN bounds are ignored and lower wins when lower > upper.
     dtype = output_dtype(node)
-    x, lower, upper = cast_all(builder, node, inputs, dtype)
-    above = compare(builder, "Greater", x, upper, dtype)
-    below = compare(builder, "Less", x, lower, dtype)
-    clipped_above = where(builder, above, upper, x, dtype)
-    return [where(builder, below, lower, clipped_above, dtype)]
+    x, lower, upper = cast_values(builder, node, inputs, dtype)
+    return [where(x < lower, lower, where(x > upper, upper, x)).name]
 
 
 @onnx_funcify.register(ps.Second)

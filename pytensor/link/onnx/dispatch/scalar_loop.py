@@ -12,11 +12,7 @@ from pytensor.scalar.loop import ScalarLoop
 from pytensor.link.onnx.dispatch.basic import onnx_funcify, variable_shape
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
 from pytensor.link.onnx.dispatch.composite import may_be_smaller_than_output
-from pytensor.link.onnx.dispatch.scalar import where
-from pytensor.link.onnx.dispatch.shape import (
-    any_true,
-    int64_constant,
-)
+from pytensor.link.onnx.value import concat, where
 
 
 NEGATIVE_STEPS_MESSAGE = "ScalarLoop does not have a termination condition."
@@ -26,16 +22,17 @@ def elemwise_shape(builder, node, inputs):
     """The shape (int64 vector) to which the ``Elemwise`` ``node`` broadcasts ``inputs``."""
     static_shape = variable_shape(node.outputs[0])
     if None not in static_shape:
-        return int64_constant(builder, static_shape, hint="shape")
+        return builder.constant(static_shape, "int64", hint="shape")
     for i, name in enumerate(inputs):
         if not may_be_smaller_than_output(node, [i]):
             return builder.add("Shape", [name], hint="shape")
-    shapes = [builder.add("Shape", [name], hint="shape") for name in inputs]
-    shape, *others = shapes
-    one = int64_constant(builder, 1, hint="one")
+    shape, *others = (
+        builder.value(name, var.type.dtype).shape()
+        for name, var in zip(inputs, node.inputs, strict=True)
+    )
     for other in others:
-        shape = builder.add("Where", [builder.add("Equal", [shape, one]), other, shape])
-    return shape
+        shape = where(shape.eq(1), other, shape)
+    return shape.name
 
 
 def is_single_value(var) -> bool:
@@ -45,19 +42,16 @@ def is_single_value(var) -> bool:
 
 def check_non_negative_steps(builder, steps, shape):
     """Raise like ``ScalarLoop.perform`` when a for loop gets a negative ``n_steps``."""
-    non_negative = builder.add("GreaterOrEqual", [steps, builder.constant(0, "int64")])
-    is_empty = any_true(
-        builder, builder.add("Equal", [shape, int64_constant(builder, 0, hint="zero")])
-    )
-    condition = builder.add("Or", [non_negative, is_empty])
-    builder.require(condition, ValueError, NEGATIVE_STEPS_MESSAGE)
+    steps, shape = builder.value(steps, "int64"), builder.value(shape, "int64")
+    is_empty = shape.eq(0).any()
+    builder.require((steps >= 0) | is_empty, ValueError, NEGATIVE_STEPS_MESSAGE)
 
 
 def max_steps(builder, steps):
     """The largest of the int64 ``steps``, and 0 if none is positive."""
-    flat = builder.add("Reshape", [steps, int64_constant(builder, [-1])])
-    with_zero = builder.add("Concat", [flat, int64_constant(builder, [0])], axis=0)
-    return builder.add("ReduceMax", [with_zero], keepdims=0, hint="max_steps")
+    steps = builder.value(steps, "int64")
+    with_zero = concat([steps.reshape(steps.indices([-1])), steps.indices([0])], 0)
+    return with_zero.apply("ReduceMax", with_zero, keepdims=0).name
 
 
 def full_shape_outputs(fgraph, carries) -> set:
@@ -69,18 +63,18 @@ def full_shape_outputs(fgraph, carries) -> set:
 def while_control(body, done, until, steps, per_element_steps):
     """Which elements a while loop's step updates, their new ``done``, and
     whether any element can still run at the next step."""
-    iteration = body.inputs[0].name
-    running = body.add("Not", [done])
+    iteration = body.value(body.inputs[0].name, "int64")
+    steps, done, until = map(
+        body.value, (steps, done, until), ("int64", "bool", "bool")
+    )
+    running = ~done
     if per_element_steps:
-        running = body.add("And", [running, body.add("Less", [iteration, steps])])
-    new_done = body.add("Or", [done, body.add("And", [running, until])])
-    can_continue = body.add("Not", [new_done])
+        running = running & (iteration < steps)
+    new_done = done | (running & until)
+    can_continue = ~new_done
     if per_element_steps:
-        next_step = body.add("Add", [iteration, body.constant(1, "int64")])
-        can_continue = body.add(
-            "And", [can_continue, body.add("Less", [next_step, steps])]
-        )
-    return running, new_done, any_true(body, can_continue)
+        can_continue = can_continue & (iteration + 1 < steps)
+    return running.name, new_done.name, can_continue.any().name
 
 
 @onnx_funcify.register(ScalarLoop)
@@ -142,8 +136,9 @@ def onnx_funcify_ScalarLoop(op, node, builder, inputs, **kwargs):
         ]
 
     if running is not None:
+        running = body.value(running, "bool")
         updates = [
-            where(body, running, new, old, dtype)
+            where(running, body.value(new, dtype), body.value(old, dtype)).name
             for new, old, dtype in zip(updates, carries, carry_types, strict=True)
         ]
     body.add_output(keep_going, "keep_going", "bool", ())

@@ -1,15 +1,20 @@
+import weakref
+
 from pytensor.graph.basic import Constant
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.math import Dot
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import NoneTypeT
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.value import maximum, minimum
+from pytensor.link.onnx.value import Value, concat, maximum, minimum
 
 
-# `int64_constant`, `int64_max`, `int64_min`, `all_true`, `any_true` and
-# `add_runtime_check` are kept for the converters that still build from value
-# names; new code uses `builder.constant`, the values of
-# `pytensor.link.onnx.value` and `builder.require`.
+# Thin names over `builder.constant` and `pytensor.link.onnx.value`, kept
+# only for the modules that still import them: pad.py (`int64_constant`,
+# `int64_max`, `int64_min`), subtensor.py (`all_true`, `int64_min`),
+# typed_list.py (`all_true`, `any_true`, `int64_max`, `int64_min`) and
+# special_math.py (`any_true`). New code uses the vocabulary.
 
 
 def int64_constant(builder, values, hint="axes"):
@@ -67,11 +72,6 @@ def any_true(builder, condition, axis=None):
     return condition.any_along([axis], keepdims=False).name
 
 
-def add_runtime_check(builder, condition, exc_type, msg):
-    """`ONNXGraphBuilder.require`, under its former name."""
-    builder.require(condition, exc_type, msg)
-
-
 def known_statically(x_dim, expected) -> bool:
     return isinstance(expected.type, NoneTypeT) or (
         isinstance(expected, Constant) and x_dim == int(expected.data)
@@ -92,18 +92,10 @@ def onnx_funcify_SpecifyShape(op, node, builder, inputs, **kwargs):
     if not builder.keep_checks:
         return [x]
     x_var, *expected_vars = node.inputs
+    x = builder.value(x, x_var.type.dtype)
     matches = [
-        builder.add(
-            "Equal",
-            [
-                dim_size(builder, x, axis),
-                builder.cast(
-                    builder.add("Unsqueeze", [dim, builder.constant([0], "int64")]),
-                    var.type.dtype,
-                    "int64",
-                ),
-            ],
-            hint="dim_matches",
+        x.shape(axis, axis + 1).eq(
+            builder.value(dim, var.type.dtype).unsqueeze([0]).cast("int64")
         )
         for axis, (dim, var, x_dim) in enumerate(
             zip(expected_dims, expected_vars, x_var.type.shape, strict=True)
@@ -113,8 +105,143 @@ def onnx_funcify_SpecifyShape(op, node, builder, inputs, **kwargs):
     if matches:
         expected = tuple(describe_dim(var) for var in expected_vars)
         builder.require(
-            builder.add("Concat", matches, axis=0) if len(matches) > 1 else matches[0],
+            concat(matches, axis=0) if len(matches) > 1 else matches[0],
             AssertionError,
             f"SpecifyShape: the input's shape does not match {expected}",
         )
-    return [x]
+    return [x.name]
+
+
+# Runtime broadcasting: a length-1 axis that is not typed broadcastable must
+# not broadcast (PyTensor raises). The checks compare where lengths come
+# from (`length_source`), so that lengths equal by construction cost nothing.
+
+MAX_TRACED_NODES = 64
+
+
+def length_source(var, axis):
+    """Where the length of ``axis`` of ``var`` comes from.
+
+    Returns
+    -------
+    int or tuple
+        The length if it is known statically, else ``(variable, axis)`` of
+        the first variable up the graph that has the same length, through
+        ``DimShuffle``, ``Elemwise`` (whose inputs' lengths are checked where
+        it is converted) and ``Dot`` of matrices.
+    """
+    for _ in range(MAX_TRACED_NODES):
+        if var.type.shape[axis] is not None:
+            return var.type.shape[axis]
+        owner = var.owner
+        if owner is None:
+            break
+        if isinstance(owner.op, DimShuffle):
+            var, axis = owner.inputs[0], owner.op.new_order[axis]
+        elif isinstance(owner.op, Elemwise):
+            var = next(v for v in owner.inputs if not v.type.broadcastable[axis])
+        elif isinstance(owner.op, Dot) and var.type.ndim == owner.inputs[0].type.ndim:
+            var = owner.inputs[axis]
+        else:
+            break
+    return var, axis
+
+
+def lengths(x: Value, axes) -> Value:
+    """The lengths of ``axes`` (a list) of ``x``, an int64 vector."""
+    if axes == list(range(axes[0], axes[-1] + 1)):
+        return x.shape(axes[0], axes[-1] + 1)
+    return x.shape().take(axes, 0)
+
+
+def require_equal_lengths(builder, comparisons, message):
+    """Raise ``ValueError(message)`` at run time unless the lengths compared
+    are equal, in one check.
+
+    ``comparisons`` maps pairs ``(x, y)`` of values to lists of axis pairs
+    ``(x_axis, y_axis)``; ``y`` is None for an int length ``y_axis``.
+    """
+    equal = []
+    for (x, y), pairs in comparisons.items():
+        x_axes, y_axes = (list(axes) for axes in zip(*pairs, strict=True))
+        expected = x.indices(y_axes) if y is None else lengths(y, y_axes)
+        equal.append(lengths(x, x_axes).eq(expected))
+    require_all(builder, equal, sum(map(len, comparisons.values())), message)
+
+
+def require_all(builder, conditions, n_elements: int, message):
+    """Raise ``ValueError(message)`` at run time unless the bool vectors
+    ``conditions``, of ``n_elements`` elements in all, are true."""
+    if n_elements == 1:
+        builder.require(conditions[0].squeeze([0]), ValueError, message, is_scalar=True)
+    elif conditions:
+        builder.require(concat(conditions, axis=0), ValueError, message)
+
+
+def require_same_lengths(builder, variables, inputs, n_axes, message, value_names):
+    """Make the function raise ``ValueError(message)`` unless, along each of
+    the first ``n_axes`` axes, the ``variables`` (of ONNX values ``inputs``)
+    that are not typed broadcastable there have one length.
+
+    Lengths known statically or equal by construction are not compared:
+    `length_source` is followed up to variables in ``value_names`` (the ONNX
+    values of the graph's variables, None in inner graphs).
+    """
+    if not builder.keep_checks:
+        return
+    names = dict(zip(variables, inputs, strict=True))
+    value_names = value_names or {}
+    equal_lengths = EQUAL_LENGTHS.setdefault(builder, {})
+    values = {}
+
+    def value_of(var):
+        if var not in values:
+            name = names[var] if var in names else value_names[var]
+            values[var] = builder.value(name, var.type.dtype)
+        return values[var]
+
+    def known(source):
+        return isinstance(source, int) or source[0] in names or source[0] in value_names
+
+    def source(var, axis):
+        found = length_source(var, axis) if value_names else var.type.shape[axis]
+        found = (var, axis) if found is None else found
+        rooted = root(equal_lengths, found)
+        return rooted if known(rooted) else found if known(found) else (var, axis)
+
+    comparisons = {}
+    for axis in range(n_axes):
+        sources = []
+        for var in variables:
+            if not var.type.broadcastable[axis]:
+                found = source(var, axis)
+                if found not in sources:
+                    sources.append(found)
+        static = [s for s in sources if isinstance(s, int)]
+        symbolic = [s for s in sources if not isinstance(s, int)]
+        if len(sources) < 2 or not symbolic:
+            continue
+        target = static[0] if static else symbolic.pop(0)
+        for var, var_axis in symbolic:
+            if (joined := root(equal_lengths, (var, var_axis))) != root(
+                equal_lengths, target
+            ):
+                equal_lengths[joined] = target
+            if isinstance(target, int):
+                key, pair = (value_of(var), None), (var_axis, target)
+            else:
+                key, pair = (value_of(var), value_of(target[0])), (var_axis, target[1])
+            comparisons.setdefault(key, []).append(pair)
+    require_equal_lengths(builder, comparisons, message)
+
+
+# Per graph builder: lengths a runtime check already equates, as a forest of
+# length sources (see `length_source`) pointing to a source of equal length
+EQUAL_LENGTHS = weakref.WeakKeyDictionary()
+
+
+def root(equal_lengths, source):
+    """The source that represents every length known to equal ``source``'s."""
+    while source in equal_lengths:
+        source = equal_lengths[source]
+    return source

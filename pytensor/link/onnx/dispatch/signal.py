@@ -30,7 +30,7 @@ from pytensor.tensor.signal.conv import Convolve1d, Convolve2d
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.blockwise import onnx_funcify_batched
-from pytensor.link.onnx.kernels import widened_kernel_dtype
+from pytensor.link.onnx.kernels import kernel_dtypes, widened_kernel_dtype
 from pytensor.link.onnx.numerics.convolution import (
     BatchLayout,
     check_one_operand_dominates,
@@ -43,7 +43,7 @@ from pytensor.link.onnx.numerics.convolution import (
 from pytensor.link.onnx.value import concat
 
 
-CONV_DTYPES = frozenset(("float32",))
+CONV_DTYPES = kernel_dtypes("Conv") & {"float32", "float64"}
 
 
 def static_full_mode(var):

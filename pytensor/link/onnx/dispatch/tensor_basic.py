@@ -13,14 +13,11 @@ from pytensor.tensor.basic import (
     Split,
     TensorFromScalar,
 )
+from pytensor.tensor.shape import Shape_i
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import (
-    dim_size,
-    int64_max,
-    int64_min,
-)
-from pytensor.link.onnx.value import arange
+from pytensor.link.onnx.dispatch.shape import length_source, lengths, require_all
+from pytensor.link.onnx.value import arange, concat, maximum, minimum
 
 
 def stack_scalars(builder, names, variables, dtype, hint):
@@ -40,10 +37,50 @@ def stack_scalars(builder, names, variables, dtype, hint):
     return builder.add("Concat", elements, axis=0, hint=hint)
 
 
+ALLOC_RUNTIME_BROADCASTING = (
+    "Runtime broadcasting not allowed. The output of Alloc requires broadcasting a "
+    "dimension of the input value, which was not marked as broadcastable. If "
+    "broadcasting was intended, use `specify_broadcastable` on the relevant input."
+)
+
+
+def equal_by_construction(value_var, axis, dim_var) -> bool:
+    """Whether ``axis`` of ``value_var`` has the length ``dim_var`` statically
+    or by construction (``dim_var`` read from the shape of a variable)."""
+    if isinstance(dim_var, Constant):
+        return value_var.type.shape[axis] == int(dim_var.data)
+    owner = dim_var.owner
+    return (
+        owner is not None
+        and isinstance(owner.op, Shape_i)
+        and length_source(value_var, axis) == length_source(owner.inputs[0], owner.op.i)
+    )
+
+
 @onnx_funcify.register(Alloc)
 def onnx_funcify_Alloc(op, node, builder, inputs, **kwargs):
     value, *dims = inputs
     shape = stack_scalars(builder, dims, node.inputs[1:], "int64", "shape")
+    value_var, *dim_vars = node.inputs
+    offset = len(dim_vars) - value_var.type.ndim
+    # The value's lengths that are not typed broadcastable must be the output's
+    axes = [
+        axis
+        for axis, broadcastable in enumerate(value_var.type.broadcastable)
+        if not broadcastable
+        and not equal_by_construction(value_var, axis, dim_vars[axis + offset])
+    ]
+    if axes and builder.keep_checks:
+        value_lengths = lengths(builder.value(value, value_var.type.dtype), axes)
+        output_lengths = builder.value(shape, "int64").take(
+            [a + offset for a in axes], 0
+        )
+        require_all(
+            builder,
+            [value_lengths.eq(output_lengths)],
+            len(axes),
+            ALLOC_RUNTIME_BROADCASTING,
+        )
     return [builder.add("Expand", [value, shape], hint="alloc")]
 
 
@@ -136,30 +173,17 @@ def onnx_funcify_Eye(op, node, builder, inputs, **kwargs):
 def onnx_funcify_ExtractDiag(op, node, builder, inputs, **kwargs):
     # The diagonal, moved to the last axis, is gathered from the two axes
     # flattened into one: element (i + row_start, i + column_start).
-    [x] = inputs
+    x = builder.value(inputs[0], node.inputs[0].type.dtype)
     ndim = node.inputs[0].type.ndim
     batch_axes = [a for a in range(ndim) if a not in (op.axis1, op.axis2)]
-    x = builder.add("Transpose", [x], perm=[*batch_axes, op.axis1, op.axis2])
-    n_rows, n_columns = dim_size(builder, x, ndim - 2), dim_size(builder, x, ndim - 1)
+    x = x.transpose([*batch_axes, op.axis1, op.axis2])
+    n_rows, n_columns = x.shape(ndim - 2, ndim - 1), x.shape(ndim - 1, ndim)
     row_start, column_start = (0, op.offset) if op.offset >= 0 else (-op.offset, 0)
-    available = int64_min(
-        builder,
-        builder.add("Sub", [n_rows, builder.constant([row_start], "int64")]),
-        builder.add("Sub", [n_columns, builder.constant([column_start], "int64")]),
-    )
-    length = int64_max(builder, available, builder.constant([0], "int64"))
-    steps = arange(builder.value(length, "int64").squeeze([0])).name
-    rows = builder.add("Add", [steps, builder.constant(row_start, "int64")])
-    columns = builder.add("Add", [steps, builder.constant(column_start, "int64")])
-    flat_index = builder.add(
-        "Add", [builder.add("Mul", [rows, n_columns]), columns], hint="flat_index"
-    )
-    batch_shape = builder.add("Shape", [x], end=ndim - 2, hint="batch_shape")
-    flat_shape = builder.add(
-        "Concat", [batch_shape, builder.add("Mul", [n_rows, n_columns])], axis=0
-    )
-    flat = builder.add("Reshape", [x, flat_shape], allowzero=1)
-    return [builder.add("Gather", [flat, flat_index], axis=ndim - 2, hint="diagonal")]
+    available = minimum(n_rows - row_start, n_columns - column_start)
+    steps = arange(maximum(available, available.indices([0])).squeeze([0]))
+    flat_index = (steps + row_start) * n_columns + (steps + column_start)
+    flat = x.reshape(concat([x.shape(0, ndim - 2), n_rows * n_columns], axis=0))
+    return [flat.take(flat_index, axis=ndim - 2).name]
 
 
 @onnx_funcify.register(Nonzero)
