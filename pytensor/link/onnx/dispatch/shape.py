@@ -7,29 +7,7 @@ from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import NoneTypeT
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.value import Value, concat, maximum, minimum
-
-
-# Thin names over `builder.constant` and `pytensor.link.onnx.value`, kept
-# only for the modules that still import them: pad.py (`int64_constant`,
-# `int64_max`, `int64_min`), subtensor.py (`all_true`, `int64_min`),
-# typed_list.py (`all_true`, `any_true`, `int64_max`, `int64_min`) and
-# special_math.py (`any_true`). New code uses the vocabulary.
-
-
-def int64_constant(builder, values, hint="axes"):
-    """Return an ONNX int64 constant holding ``values`` (axes, shapes, indices)."""
-    return builder.constant(values, "int64", hint=hint)
-
-
-def int64_max(builder, a: str, b: str) -> str:
-    """``max(a, b)`` of int64 values, without ``Max`` (see `kernels.WRONG_RESULTS`)."""
-    return maximum(builder.value(a, "int64"), builder.value(b, "int64")).name
-
-
-def int64_min(builder, a: str, b: str) -> str:
-    """``min(a, b)`` of int64 values, without ``Min`` (see `kernels.WRONG_RESULTS`)."""
-    return minimum(builder.value(a, "int64"), builder.value(b, "int64")).name
+from pytensor.link.onnx.value import Value, concat
 
 
 def dim_size(builder, x, axis):
@@ -57,19 +35,6 @@ def onnx_funcify_Reshape(op, node, builder, inputs, **kwargs):
     shape = builder.cast(shape, node.inputs[1].type.dtype, "int64")
     # allowzero=1: a 0 in the shape is a length, as in NumPy, not "copy this dim"
     return [builder.add("Reshape", [x, shape], allowzero=1, hint="reshaped")]
-
-
-def all_true(builder, conditions):
-    """Whether every element of the bool tensor ``conditions`` is true."""
-    return builder.value(conditions, "bool").all().name
-
-
-def any_true(builder, condition, axis=None):
-    """Whether any element is true along ``axis`` (all axes if None); false if empty."""
-    condition = builder.value(condition, "bool")
-    if axis is None:
-        return condition.any().name
-    return condition.any_along([axis], keepdims=False).name
 
 
 def known_statically(x_dim, expected) -> bool:
