@@ -387,6 +387,60 @@ def minimum(a, b):
     return values[0].apply("Min", a, b)
 
 
+def product(a, b):
+    """The scalar ``a * b``; a factor of 1 adds no node."""
+    if isinstance(b, int) and b == 1:
+        return a
+    if isinstance(a, int) and a == 1:
+        return b
+    return a * b
+
+
+def equal(a, b):
+    """Whether the scalars ``a`` and ``b`` are equal."""
+    if isinstance(a, Value):
+        return a.eq(b)
+    return b.eq(a) if isinstance(b, Value) else a == b
+
+
+def logical_not(a):
+    return ~a if isinstance(a, Value) else not a
+
+
+def logical_and(a, b):
+    """``a and b`` of bool scalars; a Python bool adds no node."""
+    if not isinstance(a, Value):
+        return b if a else False
+    if not isinstance(b, Value):
+        return a if b else False
+    return a & b
+
+
+def logical_or(a, b):
+    """``a or b`` of bool scalars; a Python bool adds no node."""
+    if not isinstance(a, Value):
+        return True if a else b
+    if not isinstance(b, Value):
+        return True if b else a
+    return a | b
+
+
+def length(x: Value, axis: int, static: int | None = None):
+    """The length of ``x`` along ``axis``: ``static`` if known, else a 0-d int64."""
+    if static is not None:
+        return static
+    return x.shape().take(x.indices(axis), axis=0)
+
+
+def strides(lengths) -> list:
+    """The row-major strides, in elements, of an array of ``lengths`` (scalars)."""
+    result, stride = [], 1
+    for dim in reversed(lengths):
+        result.append(stride)
+        stride = product(stride, dim)
+    return result[::-1]
+
+
 def concat(parts, axis: int) -> Value:
     return parts[0].apply("Concat", *parts, axis=axis)
 
