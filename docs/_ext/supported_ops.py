@@ -280,7 +280,7 @@ def default_reasons() -> dict[str, str]:
     from unsupported_ops import PYTENSOR_3_REASONS, REASONS
 
     import pytensor
-    from pytensor.link.onnx.dispatch.basic import UNSUPPORTED_OP_REASONS
+    from pytensor.link.onnx.dispatch.variables import UNSUPPORTED_OP_REASONS
 
     reasons = {class_path(cls): r for cls, r in UNSUPPORTED_OP_REASONS.items()}
     for path in reasons.keys() & REASONS.keys():

@@ -367,11 +367,14 @@ def test_copies_called_from_threads_share_updates_and_keep_their_outputs():
     )
     fn(np.zeros(3))
 
+    # Made before the threads start: PyTensor compiles (and copies) under
+    # config.change_flags, which is not thread-safe
+    copies = [fn.copy(share_memory=True) for _ in range(8)]
+
     def call_repeatedly(k):
-        copy = fn.copy(share_memory=True)
         value = np.full(3, float(k))
         for _ in range(250):
-            doubled, _ = copy(value)
+            doubled, _ = copies[k](value)
             np.testing.assert_array_equal(doubled, 2 * value)
 
     run_in_threads(call_repeatedly)

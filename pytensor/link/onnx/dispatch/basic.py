@@ -3,32 +3,25 @@ from dataclasses import dataclass, field, replace
 from functools import singledispatch
 
 import numpy as np
-from pytensor.compile.ops import DeepCopyOp, TypeCastingOp, ViewOp
+from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
 from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.fg import FunctionGraph
-from pytensor.graph.utils import get_variable_trace_string
 from pytensor.raise_op import CheckAndRaise
-from pytensor.scalar.basic import ScalarType
-from pytensor.tensor.random.op import RandomVariable
-from pytensor.tensor.random.type import RandomType
-from pytensor.tensor.type import DenseTensorType
-from pytensor.tensor.type_other import NoneTypeT, SliceType
-from pytensor.typed_list.type import TypedListType
 
 import onnx
 from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder, at_opset
-
-
-# PyTensor < 3 passes slices and new axes to advanced indexing as graph values;
-# their converters receive them as Python objects rather than ONNX names.
-INDEX_VALUE_TYPES = (NoneTypeT, SliceType)
-# mode="ONNX" feeds random generators to the model as keys (see dispatch/random.py)
-RANDOM_KEY_DTYPE = "uint64"
-RANDOM_GENERATOR_OPS = (RandomVariable, DeepCopyOp, ViewOp)
-RANDOM_GENERATOR_REASON = (
-    "it is a random generator. Only the functions compiled with mode='ONNX' take "
-    "and return random generators, and only RandomVariable Ops use them; exported "
-    "models and inner graphs (Scan, OpFromGraph) cannot."
+from pytensor.link.onnx.dispatch.variables import (
+    INDEX_VALUE_TYPES,
+    RANDOM_GENERATOR_OPS,
+    ConversionFailure,
+    ONNXConversionError,
+    is_sequence,
+    random_generator_failure,
+    type_failure,
+    unsupported_message,
+    unsupported_reason,
+    unsupported_type_reason,
+    value_type,
 )
 
 
@@ -80,151 +73,6 @@ class ONNXGraph:
     model: onnx.ModelProto
     checks: tuple[tuple[str, CheckAndRaise], ...] = ()
     sources: Mapping[str, Apply] = field(default_factory=dict, compare=False)
-
-
-@dataclass(frozen=True)
-class ConversionFailure:
-    """One variable of a graph that the ONNX backend cannot produce.
-
-    Attributes
-    ----------
-    variable
-        The PyTensor variable (an input, constant or node output).
-    node
-        The node computing ``variable``, or ``None`` for inputs and constants.
-    reason
-        Why it cannot be converted.
-    message
-        The full explanation, with the variable's user traceback.
-    """
-
-    variable: Variable
-    node: Apply | None
-    reason: str
-    message: str
-
-
-class ONNXConversionError(NotImplementedError):
-    """Raised when parts of a graph cannot be converted; lists every one of them.
-
-    Attributes
-    ----------
-    failures
-        One :class:`ConversionFailure` per unconvertible input, constant or node.
-    partial
-        The rest of the graph converted, with each unconvertible tensor value
-        as an extra input named ``unconverted_*``, or ``None``.
-    """
-
-    def __init__(self, failures, partial: "ONNXGraph | None" = None):
-        self.failures = tuple(failures)
-        self.partial = partial
-        if len(self.failures) == 1:
-            message = self.failures[0].message
-        else:
-            message = (
-                f"The ONNX backend cannot convert {len(self.failures)} parts of this "
-                "graph:\n\n"
-                + "\n\n".join(
-                    f"{i}. {failure.message}"
-                    for i, failure in enumerate(self.failures, start=1)
-                )
-            )
-        super().__init__(message)
-
-
-def unsupported_error(node, reason: str) -> NotImplementedError:
-    """Build the error raised when ``node`` cannot be converted."""
-    return NotImplementedError(unsupported_message(node, reason))
-
-
-def unsupported_message(node, reason: str) -> str:
-    op = node.op
-    output = node.outputs[0]
-    return (
-        f"The ONNX backend cannot convert the Op {op} "
-        f"(class {type(op).__module__}.{type(op).__name__}) computing the "
-        f"variable {output} of type {output.type}: {reason}\n"
-        "Compile this function with another mode (for instance mode='FAST_RUN'), "
-        "rewrite the graph without this Op, or register a converter with "
-        f"`onnx_funcify.register({type(op).__name__})`."
-        f"{get_variable_trace_string(output)}"
-    )
-
-
-def variable_shape(var: Variable) -> tuple:
-    if isinstance(var.type, DenseTensorType):
-        return var.type.shape
-    return ()
-
-
-def value_type(var: Variable) -> tuple[str, tuple]:
-    """The dtype and shape of the ONNX value standing for ``var``.
-
-    For a typed list (an ONNX sequence), those of its elements.
-    """
-    if isinstance(var.type, RandomType):
-        return RANDOM_KEY_DTYPE, ()
-    if is_sequence(var):
-        return var.type.ttype.dtype, var.type.ttype.shape
-    return var.type.dtype, variable_shape(var)
-
-
-def is_sequence(var: Variable) -> bool:
-    """Whether ``var`` is a typed list, which ONNX holds as a sequence of tensors."""
-    return isinstance(var.type, TypedListType)
-
-
-def check_graph_variable(var: Variable, role: str):
-    """Raise early for variables whose type ONNX cannot carry."""
-    if failure := type_failure(var, role):
-        raise NotImplementedError(failure.message)
-
-
-def unsupported_type_reason(
-    var: Variable, random_generators: bool = False
-) -> str | None:
-    """Why ``var`` cannot be an ONNX value, or ``None`` if it can.
-
-    Random generators can when ``random_generators`` is true.
-    """
-    if isinstance(var.type, RandomType):
-        return None if random_generators else RANDOM_GENERATOR_REASON
-    stored_type = var.type.ttype if is_sequence(var) else var.type
-    storable = DenseTensorType if is_sequence(var) else (DenseTensorType, ScalarType)
-    if isinstance(stored_type, storable):
-        if np.dtype(stored_type.dtype).kind == "c":
-            return f"complex numbers are not supported (type {var.type})"
-        return None
-    return (
-        f"its type {var.type} ({type(var.type).__name__}) has no ONNX "
-        "equivalent: only tensors, scalars, typed lists of tensors and random "
-        "generators do. Slices, nested typed lists and sparse matrices are not "
-        "supported."
-    )
-
-
-def type_failure(
-    var: Variable, role: str, node=None, random_generators: bool = False
-) -> ConversionFailure | None:
-    reason = unsupported_type_reason(var, random_generators)
-    if reason is None:
-        return None
-    message = (
-        f"The ONNX backend cannot take the {role} {var}: {reason}"
-        f"{get_variable_trace_string(var)}"
-    )
-    return ConversionFailure(var, node, reason, message)
-
-
-def random_generator_failure(node) -> ConversionFailure | None:
-    """A failure if ``node`` takes a random generator but cannot use one."""
-    if isinstance(node.op, RANDOM_GENERATOR_OPS) or not any(
-        isinstance(var.type, RandomType) for var in node.inputs
-    ):
-        return None
-    message = unsupported_message(node, RANDOM_GENERATOR_REASON)
-    return ConversionFailure(node.outputs[0], node, RANDOM_GENERATOR_REASON, message)
 
 
 def convert_nodes(nodes, names, constant, convert):
@@ -412,19 +260,6 @@ def onnx_funcify_FunctionGraph(
     if failures:
         raise ONNXConversionError(failures, partial=converted)
     return replace(converted, model=at_opset(converted.model, opset))
-
-
-# Why the Ops that converters reject outright cannot convert, by Op class
-UNSUPPORTED_OP_REASONS: dict[type, str] = {}
-
-
-def unsupported_reason(op) -> str | None:
-    """The reason `UNSUPPORTED_OP_REASONS` gives for ``op`` (or its core Op)."""
-    op = getattr(op, "core_op", op)
-    for cls in type(op).__mro__:
-        if cls in UNSUPPORTED_OP_REASONS:
-            return UNSUPPORTED_OP_REASONS[cls]
-    return None
 
 
 @onnx_funcify.register(DeepCopyOp)

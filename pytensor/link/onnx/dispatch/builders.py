@@ -8,12 +8,8 @@ bodies of ``Scan`` loops and the branches of ``If``.
 from pytensor.compile.builders import OpFromGraph
 from pytensor.graph.traversal import io_toposort
 
-from pytensor.link.onnx.dispatch.basic import (
-    convert_nodes,
-    onnx_funcify,
-    onnx_typify,
-    unsupported_type_reason,
-)
+from pytensor.link.onnx.dispatch.basic import convert_nodes, onnx_funcify, onnx_typify
+from pytensor.link.onnx.dispatch.variables import unsupported_type_reason
 
 
 def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):

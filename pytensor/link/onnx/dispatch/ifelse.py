@@ -11,7 +11,8 @@ computed before both (nodes are moved, never duplicated).
 
 from pytensor.ifelse import IfElse
 
-from pytensor.link.onnx.dispatch.basic import onnx_funcify, variable_shape
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.variables import variable_shape
 
 
 def branch_graph(builder, hint, values, variables):

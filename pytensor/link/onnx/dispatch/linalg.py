@@ -9,7 +9,7 @@ element for its ``Blockwise``.
 
 import numpy as np
 
-from pytensor.link.onnx.dispatch.basic import UNSUPPORTED_OP_REASONS, onnx_funcify
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.blockwise import (
     batch_ndim,
     broadcast_batch_shape,
@@ -18,6 +18,7 @@ from pytensor.link.onnx.dispatch.blockwise import (
     onnx_funcify_batched,
 )
 from pytensor.link.onnx.dispatch.scalar import output_dtype
+from pytensor.link.onnx.dispatch.variables import UNSUPPORTED_OP_REASONS
 from pytensor.link.onnx.numerics.linalg.decomposition.eigen import (
     generalized_eigen,
     jacobi_eigen,

@@ -33,11 +33,8 @@ from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.random.utils import custom_rng_deepcopy
 from pytensor.tensor.type_other import NoneTypeT
 
-from pytensor.link.onnx.dispatch.basic import (
-    RANDOM_KEY_DTYPE,
-    onnx_funcify,
-    onnx_typify,
-)
+from pytensor.link.onnx.dispatch.basic import onnx_funcify, onnx_typify
+from pytensor.link.onnx.dispatch.variables import RANDOM_KEY_DTYPE
 from pytensor.link.onnx.numerics import (
     random,
     random_continuous,

@@ -15,7 +15,7 @@ from pytensor.link.onnx.builder import (
     sanitize_name,
 )
 from pytensor.link.onnx.dispatch import onnx_funcify
-from pytensor.link.onnx.dispatch.basic import ONNXConversionError, is_sequence
+from pytensor.link.onnx.dispatch.variables import ONNXConversionError, is_sequence
 from pytensor.link.onnx.export.exportable import (
     ExportableGraph,
     RebuildError,

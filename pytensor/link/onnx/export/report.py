@@ -4,7 +4,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytensor.link.onnx.dispatch.basic import unsupported_type_reason
+from pytensor.link.onnx.dispatch.variables import unsupported_type_reason
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pytensor.graph.utils import get_variable_trace_string
 
 import onnx
 from pytensor.link.onnx.dispatch import onnx_funcify
-from pytensor.link.onnx.dispatch.basic import unsupported_type_reason
+from pytensor.link.onnx.dispatch.variables import unsupported_type_reason
 from pytensor.link.onnx.export.exportable import fresh_op, rebuild
 from pytensor.link.onnx.session import default_session_options
 
