@@ -5,10 +5,11 @@ import importlib.metadata
 import json
 import os
 import platform
+import statistics
 import subprocess
 from pathlib import Path
 
-from runner import ONNX
+from runner import ONNX, ratio_to_fastest
 
 import pytensor
 
@@ -23,14 +24,27 @@ def package_version(name):
         return None
 
 
-def cpu_model():
+def cpuinfo_field(name):
+    """The first ``name : value`` of /proc/cpuinfo, or None."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.split(":", 1)[0].strip() == name:
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    return None
+
+
+def cpu_model():
+    return cpuinfo_field("model name") or platform.processor() or platform.machine()
+
+
+VECTOR_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw")
+
+
+def cpu_flags():
+    """All the CPU's flags (from /proc/cpuinfo), an empty list where unknown."""
+    return (cpuinfo_field("flags") or "").split()
 
 
 def git_commit():
@@ -51,6 +65,7 @@ def machine_info(threads):
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "cpu": cpu_model(),
+        "cpu flags": cpu_flags(),
         "cores": os.cpu_count(),
         "platform": platform.platform(),
         "python": platform.python_version(),
@@ -113,6 +128,17 @@ def time_cell(result, backend, notes):
     return cell
 
 
+def machine_lines(machine):
+    """CPU, its vector flags, cores and package versions, as two lines."""
+    versions = ", ".join(f"{k} {v}" for k, v in machine["versions"].items() if v)
+    flags = set(machine.get("cpu flags", []))
+    vector = " ".join(f for f in VECTOR_FLAGS if f in flags) or "unknown"
+    return [
+        f"{machine['cpu']} (flags: {vector}), {machine['cores']} cores",
+        f"Python {machine['python']}; {versions}",
+    ]
+
+
 def table(header, rows):
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = [
@@ -134,31 +160,31 @@ def text_report(data):
     ratio_rows = [
         [
             w["name"],
+            onnx_nodes(w),
             *(f"{w['ratios'][b]:.2f}" if b in w["ratios"] else "-" for b in baselines),
         ]
         for w in data["workloads"]
     ]
     machine = data["machine"]
-    versions = ", ".join(f"{k} {v}" for k, v in machine["versions"].items() if v)
     lines = [
         f"pytensor-onnx benchmarks, {machine['date']}{' (quick sizes)' if data['settings']['quick'] else ''}",
-        f"{machine['cpu']}, {machine['cores']} cores, Python {machine['python']}; {versions}",
+        *machine_lines(machine),
         f"repeats: {data['settings']['repeats']} (compile: {data['settings']['compile_repeats']}); "
         f"threads per backend: {data['settings']['threads']}; wall time {data['settings']['wall_seconds']} s",
         "median [p10-p90] per call; compile rows: seconds to first result",
         "",
         *table(["workload", *backends], time_rows),
         "",
-        "ONNX time / baseline time (below 1: ONNX is faster)",
-        *table(["workload", *baselines], ratio_rows),
+        "ONNX time / baseline time (below 1: ONNX is faster); ONNX model nodes",
+        *table(["workload", "nodes", *baselines], ratio_rows),
     ]
+    lines += pymc_target_lines(data)
+    if data.get("cold_start"):
+        lines += ["", *cold_start_lines(data["cold_start"])]
     lines += torch_lines(data.get("torch_comparison"))
-    if data["skipped_backends"]:
-        lines += [
-            "",
-            "Skipped: "
-            + "; ".join(f"{k}: {v}" for k, v in data["skipped_backends"].items()),
-        ]
+    skipped = {**data["skipped_backends"], **data.get("skipped_workloads", {})}
+    if skipped:
+        lines += ["", "Skipped: " + "; ".join(f"{k}: {v}" for k, v in skipped.items())]
     if notes.lines:
         lines += ["", "Notes:", *notes.render()]
     lines += [
@@ -169,6 +195,137 @@ def text_report(data):
     if data.get("chart"):
         lines += ["", data["chart"]]
     return "\n".join(lines) + "\n"
+
+
+def onnx_nodes(workload):
+    nodes = workload["results"].get(ONNX, {}).get("onnx_nodes")
+    return "-" if nodes is None else nodes
+
+
+PYMC_PREFIX = "pymc "
+PER_MODEL_TARGET, MEDIAN_TARGET, COLD_START_TARGET = 3.0, 2.0, 3.0
+
+
+def met(condition):
+    return "yes" if condition else "NO"
+
+
+def pymc_target_lines(data):
+    """The PyMC workloads against the issue's targets, as text lines.
+
+    Every model: ONNX at most 3x the fastest of C and Numba; their median at
+    most 2x. Empty when no PyMC workload or neither C nor Numba ran.
+    """
+    workloads = [w for w in data["workloads"] if w["name"].startswith(PYMC_PREFIX)]
+    engines = data.get("engines", {})
+    compiled = [n for n in data["backends"] if engines.get(n) in ("C", "Numba")]
+    if not workloads or not compiled:
+        return []
+    rows, worst = [], []
+    for w in workloads:
+        ratio = ratio_to_fastest(w["ratios"], compiled)
+        if ratio is not None:
+            worst.append(ratio)
+        rows.append(
+            [
+                w["name"],
+                onnx_nodes(w),
+                *(
+                    f"{w['ratios'][n]:.2f}" if n in w["ratios"] else "-"
+                    for n in compiled
+                ),
+                "-" if ratio is None else f"{ratio:.2f}",
+                "-" if ratio is None else met(ratio <= PER_MODEL_TARGET),
+            ]
+        )
+    header = ["workload", "nodes", *compiled, "fastest", f"<= {PER_MODEL_TARGET:g}x"]
+    lines = [
+        "",
+        f"PyMC logp+gradient as NUTS calls it: ONNX time / C and Numba time "
+        f"(target: each <= {PER_MODEL_TARGET:g}x the fastest, median <= {MEDIAN_TARGET:g}x)",
+        *table(header, rows),
+    ]
+    if worst:
+        median = statistics.median(worst)
+        lines.append(
+            f"median over {len(worst)} models: {median:.2f}x the fastest "
+            f"(<= {MEDIAN_TARGET:g}x: {met(median <= MEDIAN_TARGET)}); "
+            f"{sum(r <= PER_MODEL_TARGET for r in worst)} of {len(workloads)} "
+            f"models within {PER_MODEL_TARGET:g}x"
+        )
+    return lines
+
+
+def seconds_cell(summary):
+    return f"{summary['median']:.2f} [{summary['min']:.2f}-{summary['max']:.2f}] s"
+
+
+COLD_START_MEASURES = {
+    "from_launch_s": "from launch",
+    "from_model_s": "from model",
+    "cpu_s": "CPU",
+}
+
+
+def cold_start_lines(cold_start):
+    """The cold-start table: seconds to the first logp and gradient per backend."""
+    title = (
+        f"Cold start: a fresh process with empty compile caches to the first "
+        f"logp+gradient; {cold_start['model']}; median [min-max] of "
+        f"{cold_start['repeats']} processes"
+    )
+    notes = Notes()
+    rows = []
+    for name in cold_start["backends"]:
+        result = cold_start["results"][name]
+        if result["status"] != "ok":
+            rows.append([name, f"error {notes.mark(f'{name}: ' + result['reason'])}"])
+            continue
+        speedup = cold_start["speedups"].get(name)
+        if not cold_start["values_agree"].get(name, True):
+            name += " " + notes.mark(f"{name}: logp or gradient differs from ONNX's")
+        rows.append(
+            [
+                name,
+                *(seconds_cell(result[m]) for m in COLD_START_MEASURES),
+                *(
+                    "-" if speedup is None else f"{speedup[m]:.1f}x"
+                    for m in COLD_START_MEASURES
+                ),
+                result["cache_files"],
+            ]
+        )
+    header = [
+        "backend",
+        *COLD_START_MEASURES.values(),
+        *(f"/ONNX {label}" for label in COLD_START_MEASURES.values()),
+        "cache files",
+    ]
+    lines = [
+        title,
+        "(from launch: wall time from process start; from model: from the model "
+        "definition; CPU: user+system seconds of the process and its compilers; "
+        "/ONNX: the backend's time over ONNX's)",
+        *table(header, rows),
+    ]
+    compiled = [
+        (name, speedup["from_launch_s"])
+        for name, speedup in cold_start["speedups"].items()
+        if cold_start["engines"][name] in ("C", "Numba")
+    ]
+    if compiled:
+        smallest = min(speedup for _, speedup in compiled)
+        lines.append(
+            f"ONNX is {smallest:.1f}x faster to the first gradient than the "
+            f"faster of {' and '.join(n for n, _ in compiled)} (from launch; target "
+            f">= {COLD_START_TARGET:g}x: {met(smallest >= COLD_START_TARGET)})"
+        )
+    nodes = cold_start["results"].get(ONNX, {}).get("onnx_nodes")
+    if nodes:
+        lines.append(f"ONNX model: {nodes} nodes")
+    if notes.lines:
+        lines += notes.render()
+    return lines
 
 
 def torch_lines(comparison):

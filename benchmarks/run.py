@@ -3,7 +3,9 @@
     python benchmarks/run.py [--quick] [--out benchmarks/results] [--only NAME]
 
 Writes ``results.txt``, ``results.json`` and (with matplotlib) ``ratios.png``
-into the output directory and prints the text report.
+into the output directory and prints the text report. With PyMC installed it
+also times the PyMC workloads (``pymc_workloads.py``) and the cold start
+(``cold_start.py``).
 """
 
 import argparse
@@ -46,17 +48,56 @@ def parse_args(argv):
     parser.add_argument(
         "--no-torch", action="store_true", help="skip the torch.onnx.export comparison"
     )
+    parser.add_argument(
+        "--no-cold-start",
+        action="store_true",
+        help="skip the cold-start benchmark (fresh processes, empty caches)",
+    )
     return parser.parse_args(argv)
+
+
+def thread_environment(threads):
+    """Environment variables that give every backend ``threads`` threads.
+
+    Parameters
+    ----------
+    threads : int
+        Threads per backend; 0 leaves every library at its default (no variable).
+
+    Returns
+    -------
+    dict
+        The variables to set, before NumPy is imported.
+    """
+    if not threads:
+        return {}
+    xla_flags = os.environ.get("XLA_FLAGS", "")
+    if "--xla_cpu_multi_thread_eigen=false" not in xla_flags:
+        xla_flags = (xla_flags + " --xla_cpu_multi_thread_eigen=false").strip()
+    return {**dict.fromkeys(THREAD_VARIABLES, str(threads)), "XLA_FLAGS": xla_flags}
 
 
 def limit_threads(threads):
     """Give every backend the same thread budget; must run before NumPy loads."""
-    if threads:
-        for name in THREAD_VARIABLES:
-            os.environ[name] = str(threads)
-        os.environ["XLA_FLAGS"] = (
-            os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
-        ).strip()
+    os.environ.update(thread_environment(threads))
+
+
+def selected(name, only):
+    return not only or any(o in name for o in only)
+
+
+def selected_workloads(only):
+    """The workloads to run and, when PyMC is missing, why its ones are skipped."""
+    from pymc_workloads import PYMC_WORKLOADS, pymc_missing_reason
+    from special_workloads import SPECIAL_WORKLOADS
+    from workloads import WORKLOADS
+
+    missing = pymc_missing_reason()
+    workloads = [*WORKLOADS, *SPECIAL_WORKLOADS, *([] if missing else PYMC_WORKLOADS)]
+    skipped = {}
+    if missing and any(selected(w.name, only) for w in PYMC_WORKLOADS):
+        skipped["PyMC workloads and cold start"] = missing
+    return [w for w in workloads if selected(w.name, only)], skipped
 
 
 def main(argv=None):
@@ -64,18 +105,14 @@ def main(argv=None):
     limit_threads(args.threads)
     import report
     import runner
-    from special_workloads import SPECIAL_WORKLOADS
+    from cold_start import COLD_START_NAME, run_cold_start
+    from pymc_workloads import pymc_missing_reason
     from versus_torch import compare_with_torch
-    from workloads import WORKLOADS
 
     settings = dict(QUICK if args.quick else FULL, threads=args.threads or "default")
     if args.repeats:
         settings["repeats"] = settings["compile_repeats"] = args.repeats
-    workloads = [
-        w
-        for w in WORKLOADS + SPECIAL_WORKLOADS
-        if not args.only or any(o in w.name for o in args.only)
-    ]
+    workloads, skipped_workloads = selected_workloads(args.only)
     selection = args.backends and args.backends.split(",")
     backends, skipped = runner.available_backends(selection, args.threads)
 
@@ -83,7 +120,9 @@ def main(argv=None):
         "machine": report.machine_info(args.threads),
         "settings": {"quick": args.quick, **settings},
         "backends": [b.name for b in backends],
+        "engines": {b.name: b.engine for b in backends},
         "skipped_backends": skipped,
+        "skipped_workloads": skipped_workloads,
         "workloads": [],
     }
     started = time.perf_counter()
@@ -112,6 +151,15 @@ def main(argv=None):
                 "results": results,
                 "ratios": runner.ratios(results),
             }
+        )
+    if (
+        not args.no_cold_start
+        and selected(COLD_START_NAME, args.only)
+        and not pymc_missing_reason()
+    ):
+        print(f"{COLD_START_NAME} ...", file=sys.stderr, flush=True)
+        data["cold_start"] = run_cold_start(
+            args.quick, args.repeats, selection, args.threads
         )
     if not args.no_torch:
         print("torch.onnx.export comparison ...", file=sys.stderr, flush=True)

@@ -27,6 +27,7 @@ class Backend:
     name: str
     mode: object = None  # for pytensor.function; None is PyTensor's default mode
     raw_onnxruntime: bool = False
+    engine: str = ""  # what runs the graph: "ONNX", "C", "Numba", "JAX", "onnxruntime"
 
 
 def ort_session_options(threads):
@@ -49,7 +50,7 @@ def onnx_mode(threads):
     from pytensor.link.onnx import ONNXLinker
 
     linker = ONNXLinker(session_options=ort_session_options(threads))
-    return Mode(linker, get_mode("ONNX").optimizer)
+    return Mode(linker, get_mode("ONNX").provided_optimizer)
 
 
 def available_backends(selection=None, threads=0):
@@ -60,18 +61,28 @@ def available_backends(selection=None, threads=0):
     """
     default_linker = get_default_mode().linker
     c_is_default = isinstance(default_linker, VMLinker)
-    default_name = (
+    default_engine = (
         "C" if c_is_default else type(default_linker).__name__.removesuffix("Linker")
     )
-    backends = [Backend(ONNX, onnx_mode(threads)), Backend(f"default ({default_name})")]
+    backends = [
+        Backend(ONNX, onnx_mode(threads), engine=ONNX),
+        Backend(f"default ({default_engine})", engine=default_engine),
+    ]
     skipped = {}
     if not c_is_default:
-        backends.append(Backend("C (cvm)", Mode(linker="cvm", optimizer="fast_run")))
+        backends.append(
+            Backend("C (cvm)", Mode(linker="cvm", optimizer="fast_run"), engine="C")
+        )
+    if default_engine != "Numba":
+        if importlib.util.find_spec("numba") is not None:
+            backends.append(Backend("Numba", "NUMBA", engine="Numba"))
+        else:
+            skipped["Numba"] = "numba is not installed"
     if importlib.util.find_spec("jax") is not None:
-        backends.append(Backend("JAX", "JAX"))
+        backends.append(Backend("JAX", "JAX", engine="JAX"))
     else:
         skipped["JAX"] = "jax is not installed"
-    backends.append(Backend(RAW, raw_onnxruntime=True))
+    backends.append(Backend(RAW, raw_onnxruntime=True, engine="onnxruntime"))
     if selection:
         prefixes = tuple(s.lower() for s in selection)
         for backend in backends[1:]:
@@ -89,11 +100,35 @@ class Compiled:
 
 
 def compile_pytensor(backend, case, trust_input=False):
-    f = pytensor.function(
-        case.inputs, case.outputs, updates=case.updates, mode=backend.mode
-    )
+    if case.compile_function is None:
+        f = pytensor.function(
+            case.inputs, case.outputs, updates=case.updates, mode=backend.mode
+        )
+    else:
+        f = case.compile_function(backend.mode)
     f.trust_input = trust_input
-    return Compiled(partial(f, *case.args), len(case.outputs), f)
+    return Compiled(partial(f, *case.args), len(f.maker.outputs), f)
+
+
+def onnx_node_count(function):
+    """Nodes of the ONNX model behind ``function``, counting those of subgraphs.
+
+    ``Loop``, ``Scan`` and ``If`` bodies count with their nodes, not as one.
+    """
+    import onnx
+
+    def count(graph):
+        total = 0
+        for node in graph.node:
+            total += 1
+            for attribute in node.attribute:
+                if attribute.type == onnx.AttributeProto.GRAPH:
+                    total += count(attribute.g)
+                elif attribute.type == onnx.AttributeProto.GRAPHS:
+                    total += sum(count(g) for g in attribute.graphs)
+        return total
+
+    return count(function.maker.linker.onnx_model.graph)
 
 
 def compile_raw_onnxruntime(onnx_function, case):
@@ -119,7 +154,7 @@ def compile_raw_onnxruntime(onnx_function, case):
         info.name: np.array(v)
         for info, v in zip(model.graph.input, values, strict=True)
     }
-    return Compiled(partial(session.run, None, feed), len(case.outputs))
+    return Compiled(partial(session.run, None, feed), len(onnx_function.maker.outputs))
 
 
 def compile_backend(backend, case, trust_input=False, onnx_function=None):
@@ -262,6 +297,8 @@ def run_runtime_workload(workload, backends, quick, repeats, target_seconds):
         results[name] = summarize(
             samples[name], calls_per_repeat=numbers[name], check=check
         )
+    if ONNX in compiled:
+        results[ONNX]["onnx_nodes"] = onnx_node_count(compiled[ONNX].function)
     return {b.name: results[b.name] for b in backends}
 
 
@@ -305,3 +342,12 @@ def ratios(results):
         for name, result in results.items()
         if name != ONNX and result.get("status") == "ok"
     }
+
+
+def ratio_to_fastest(ratios_by_backend, backend_names):
+    """ONNX time over the fastest of ``backend_names`` (those that ran), or None.
+
+    The fastest baseline has the largest ONNX/baseline ratio.
+    """
+    measured = [ratios_by_backend[n] for n in backend_names if n in ratios_by_backend]
+    return max(measured, default=None)

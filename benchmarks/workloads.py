@@ -18,12 +18,19 @@ import pytensor
 
 @dataclass
 class Case:
-    """A graph ready for ``pytensor.function`` plus the values to call it with."""
+    """A graph ready for ``pytensor.function`` plus the values to call it with.
+
+    ``compile_function``, when given, compiles the case instead of
+    ``pytensor.function(inputs, outputs, updates=updates, mode=mode)``: it
+    takes the mode and returns the PyTensor ``Function`` (for graphs that a
+    library compiles itself, such as PyMC's ``logp_dlogp_function``).
+    """
 
     inputs: list
     outputs: list
     args: list
     updates: list = field(default_factory=list)
+    compile_function: Callable[[object], object] | None = None
 
 
 @dataclass(frozen=True)

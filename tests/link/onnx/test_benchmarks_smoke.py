@@ -3,6 +3,8 @@
 No timing is asserted: only that every workload reports, for every backend,
 either numbers or the reason it could not run, so the suite keeps working
 while converters land and an unsupported workload never crashes the run.
+The PyMC workloads and the cold start run when PyMC is installed (the
+``bench`` extra, next to PyTensor 2.38.3).
 """
 
 import importlib.util
@@ -16,22 +18,23 @@ import pytest
 
 
 BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+PYMC_INSTALLED = importlib.util.find_spec("pymc") is not None
+
+
+def benchmark_module(name):
+    """A module of benchmarks/, which import each other by their plain names."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
 
 
 def workload_names():
-    """The names of the workloads ``run.py`` runs, in its order."""
-    names = []
-    for module_name, table in [
-        ("workloads", "WORKLOADS"),
-        ("special_workloads", "SPECIAL_WORKLOADS"),
-    ]:
-        spec = importlib.util.spec_from_file_location(
-            module_name, BENCHMARKS / f"{module_name}.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules.setdefault(module_name, module)
-        spec.loader.exec_module(module)
-        names += [w.name for w in getattr(module, table)]
+    names = [w.name for w in benchmark_module("workloads").WORKLOADS]
+    names += [w.name for w in benchmark_module("special_workloads").SPECIAL_WORKLOADS]
+    if PYMC_INSTALLED:
+        names += [w.name for w in benchmark_module("pymc_workloads").PYMC_WORKLOADS]
     return names
 
 
@@ -53,9 +56,16 @@ def assert_reported(result):
         assert result["reason"].strip()
 
 
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """Every workload (and, with PyMC, the cold start) in ONNX and raw onnxruntime."""
+    out = tmp_path_factory.mktemp("quick")
+    return out, run_quick(out, "--backends", "onnxruntime")
+
+
 @pytest.mark.slow
-def test_every_workload_reports_numbers_or_a_reason(tmp_path):
-    data = run_quick(tmp_path, "--backends", "onnxruntime")
+def test_every_workload_reports_numbers_or_a_reason(quick_run):
+    tmp_path, data = quick_run
 
     assert [w["name"] for w in data["workloads"]] == workload_names()
     assert data["backends"] == ["ONNX", "onnxruntime raw"]
@@ -63,7 +73,11 @@ def test_every_workload_reports_numbers_or_a_reason(tmp_path):
         assert set(workload["results"]) == set(data["backends"]), workload["name"]
         for result in workload["results"].values():
             assert_reported(result)
-    for key in ("cpu", "cores", "python", "date", "versions"):
+    for workload in data["workloads"]:
+        onnx = workload["results"]["ONNX"]
+        if onnx["status"] == "ok" and workload["kind"] == "runtime":
+            assert onnx["onnx_nodes"] > 0, workload["name"]
+    for key in ("cpu", "cpu flags", "cores", "python", "date", "versions"):
         assert data["machine"][key]
     assert {"pytensor", "onnxruntime", "numpy"} <= set(data["machine"]["versions"])
 
@@ -82,6 +96,40 @@ def test_every_workload_reports_numbers_or_a_reason(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(
+    not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
+)
+def test_pymc_cold_start_reports_seconds_to_the_first_gradient(quick_run):
+    tmp_path, data = quick_run
+
+    cold_start = data["cold_start"]
+    assert cold_start["backends"] == ["ONNX"]
+    onnx = cold_start["results"]["ONNX"]
+    if onnx["status"] == "ok":
+        launch, model = onnx["from_launch_s"], onnx["from_model_s"]
+        assert 0 < model["median"] < launch["median"]
+        assert onnx["random_variables"] >= 20
+        assert onnx["onnx_nodes"] > 0
+        assert math.isfinite(onnx["logp"])
+    else:
+        assert onnx["reason"].strip()
+    text = (tmp_path / "results.txt").read_text(encoding="utf-8")
+    assert "Cold start: a fresh process with empty compile caches" in text
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(PYMC_INSTALLED, reason="PyMC is installed: its workloads run")
+def test_without_pymc_its_workloads_are_skipped_with_the_reason(tmp_path):
+    data = run_quick(tmp_path, "--only", "pymc", "--no-torch")
+
+    assert data["workloads"] == []
+    assert "cold_start" not in data
+    [reason] = data["skipped_workloads"].values()
+    assert "pymc is not installed" in reason
+    assert reason in (tmp_path / "results.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
 def test_baselines_agree_with_onnx_on_the_call_overhead_workload(tmp_path):
     data = run_quick(tmp_path, "--only", "overhead", "--no-torch")
 
@@ -95,3 +143,6 @@ def test_baselines_agree_with_onnx_on_the_call_overhead_workload(tmp_path):
             assert workload["results"][baseline]["check"] == "ok"
         assert set(workload["ratios"]) == set(baselines)
     assert "JAX" in data["backends"] or data["skipped_backends"]["JAX"]
+    engines = set(data["engines"].values())
+    assert "C" in engines
+    assert "Numba" in engines or data["skipped_backends"]["Numba"]
