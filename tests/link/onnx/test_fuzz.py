@@ -41,14 +41,7 @@ from tests.link.onnx.utils import onnx_mode, py_mode
 
 KNOWN_BUGS = {
     # feature the strategies avoid: its regression tests in test_fuzz_regressions.py
-    "runtime_broadcast": ("test_runtime_broadcast_of_unknown_length_one_dim_raises",),
-    "mismatched_shapes": ("test_elemwise_of_mismatched_lengths_raises_value_error",),
-    "out_of_range_index": ("test_out_of_range_index_raises_index_error",),
-    "set_subtensor_of_zero_size": ("test_set_subtensor_of_zero_size_slice",),
     "int_pow_negative_exponent": ("test_int_pow_negative_exponent_raises_value_error",),
-    "arg_reduction_over_empty_axis": (
-        "test_argmax_over_empty_axis_raises_value_error",
-    ),
 }
 
 
