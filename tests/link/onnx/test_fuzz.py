@@ -39,9 +39,8 @@ import pytensor
 from tests.link.onnx.utils import onnx_mode, py_mode
 
 
-KNOWN_BUGS = {
+KNOWN_BUGS: dict[str, tuple[str, ...]] = {
     # feature the strategies avoid: its regression tests in test_fuzz_regressions.py
-    "int_pow_negative_exponent": ("test_int_pow_negative_exponent_raises_value_error",),
 }
 
 

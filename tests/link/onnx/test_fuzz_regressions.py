@@ -55,9 +55,6 @@ def test_set_subtensor_of_zero_size_slice():
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="ONNX Pow of integers returns 0 for negative exponents"
-)
 def test_int_pow_negative_exponent_raises_value_error():
     x, y = pt.vector("x", dtype="int32"), pt.vector("y", dtype="int32")
     test_inputs = [np.array([2], dtype="int32"), np.array([-1], dtype="int32")]

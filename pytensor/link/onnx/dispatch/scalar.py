@@ -254,10 +254,23 @@ def onnx_funcify_Pow(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     if np.dtype(dtype).kind == "f":
         return [builder.add("Pow", cast_all(builder, node, inputs, dtype))]
-    # NumPy raises for negative integer exponents; those results are unspecified
     base, exponent = cast_values(builder, node, inputs, "int64")
+    if np.dtype(node.inputs[1].type.dtype).kind == "i" and not is_non_negative(
+        node.inputs[1]
+    ):
+        builder.require(
+            exponent >= 0,
+            ValueError,
+            "Integers to negative integer powers are not allowed.",
+        )
     power = integer_power(base, exponent, exponent_bits(node.inputs[1]))
     return [power.cast(dtype).name]
+
+
+def is_non_negative(var) -> bool:
+    """Whether ``var`` is a constant without negative values."""
+    data = constant_data(var)
+    return data is not None and not (np.asarray(data) < 0).any()
 
 
 def is_safe_divisor(var) -> bool:
