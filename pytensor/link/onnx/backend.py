@@ -48,7 +48,13 @@ def as_output(value):
 
 
 class PyTensorBackend(Backend):
-    """``onnx.backend.base.Backend`` running imported models with PyTensor."""
+    """``onnx.backend.base.Backend`` running imported models with PyTensor.
+
+    Subclasses may set ``mode``, the PyTensor mode used when ``prepare`` is
+    not given one (``None``: PyTensor's default mode).
+    """
+
+    mode = None
 
     @classmethod
     def prepare(cls, model, device="CPU", mode=None, **kwargs):
@@ -61,8 +67,8 @@ class PyTensorBackend(Backend):
         device
             Only ``"CPU"``.
         mode
-            The PyTensor mode to compile with (a name or a ``Mode``); PyTensor's
-            default when ``None``.
+            The PyTensor mode to compile with (a name or a ``Mode``); the
+            class's ``mode`` when ``None``.
         **kwargs
             Passed to :func:`~pytensor.link.onnx.import_onnx`
             (``input_shapes``, ``float_dtype``, ...).
@@ -80,7 +86,7 @@ class PyTensorBackend(Backend):
         function = pytensor.function(
             imported.inputs,
             imported.outputs,
-            mode=mode,
+            mode=cls.mode if mode is None else mode,
             on_unused_input="ignore",
             accept_inplace=True,
         )

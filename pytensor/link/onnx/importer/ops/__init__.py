@@ -35,6 +35,7 @@ FAMILIES = [
     "sequence",
     "random",
     "signal",
+    "image",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}

@@ -1,1 +1,141 @@
-"""control_flow ops."""
+"""Control flow: ``If`` as ``IfElse``, ``Loop`` and ``Scan`` as PyTensor ``Scan``.
+
+Subgraphs see the values of the graphs around them; PyTensor's ``scan`` finds
+those it uses and passes them to its inner function.
+"""
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.ifelse import ifelse
+from pytensor.scan.utils import until
+
+import pytensor
+from pytensor.link.onnx.importer.ops import onnx_op
+from pytensor.link.onnx.importer.ops.common import as_int64, cast
+
+
+LOOP_LIMIT = 100_000
+
+
+def scalar(x):
+    return x.ravel()[0] if x.ndim else x
+
+
+@onnx_op("If")
+def if_then_else(node, condition):
+    then_outputs = node.subgraph("then_branch")()
+    else_outputs = node.subgraph("else_branch")()
+    if any(not hasattr(x, "dtype") for x in then_outputs + else_outputs):
+        raise NotImplementedError(f"{node.label}: If returning sequences")
+    chosen = ifelse(scalar(condition), then_outputs, else_outputs)
+    return chosen if isinstance(chosen, list | tuple) else [chosen]
+
+
+def like_state(output, state):
+    """``output`` with the type of the loop-carried ``state`` it updates."""
+    output = cast(output, state.dtype)
+    if output.type.shape != state.type.shape:
+        output = pt.specify_shape(output, state.type.shape)
+    return output
+
+
+def scan(step, outputs_info, n_steps, sequences=()):
+    results = pytensor.scan(
+        step,
+        sequences=list(sequences),
+        outputs_info=outputs_info,
+        n_steps=n_steps,
+        return_list=True,
+        **({"return_updates": False} if "return_updates" in SCAN_OPTIONS else {}),
+    )
+    if "return_updates" not in SCAN_OPTIONS:
+        results = results[0]
+    return list(results)
+
+
+SCAN_OPTIONS = pytensor.scan.__code__.co_varnames
+
+
+@onnx_op("Loop")
+def loop(node, trip_count=None, condition=None, *initial):
+    body = node.subgraph("body")
+    n_states = len(initial)
+    running = (
+        pt.constant(True) if condition is None else cast(scalar(condition), "bool")
+    )
+    if trip_count is None:
+        n_steps = pt.constant(LOOP_LIMIT, dtype="int64")
+    elif condition is None:
+        n_steps = as_int64(scalar(trip_count))
+    else:
+        n_steps = pt.minimum(as_int64(scalar(trip_count)), LOOP_LIMIT)
+    n_steps = pt.switch(running, n_steps, 0)
+
+    def step(iteration, keep_going, *states):
+        outputs = body(iteration, keep_going, *states)
+        keep_going = cast(scalar(outputs[0]), "bool")
+        carried = [
+            like_state(o, s)
+            for o, s in zip(outputs[1 : 1 + n_states], states, strict=True)
+        ]
+        stacked = outputs[1 + n_states :]
+        return [iteration + 1, keep_going, *carried, *stacked], until(
+            pt.invert(keep_going)
+        )
+
+    n_scan_outputs = len(body.graph.output) - 1 - n_states
+    outputs_info = [pt.constant(np.int64(0)), running, *initial] + [
+        None
+    ] * n_scan_outputs
+    results = scan(step, outputs_info, n_steps)
+    finals = [
+        ifelse(pt.gt(results[0].shape[0], 0), history[-1], start)
+        for history, start in zip(results[2 : 2 + n_states], initial, strict=True)
+    ]
+    return finals + results[2 + n_states :]
+
+
+@onnx_op("Scan", since=9)
+def scan_op(node, *inputs):
+    body = node.subgraph("body")
+    n_inputs = node.attr("num_scan_inputs")
+    n_states = len(inputs) - n_inputs
+    states, sequences = inputs[:n_states], inputs[n_states:]
+    n_outputs = len(body.graph.output) - n_states
+    in_axes = node.attr("scan_input_axes") or [0] * n_inputs
+    in_directions = node.attr("scan_input_directions") or [0] * n_inputs
+    out_axes = node.attr("scan_output_axes") or [0] * n_outputs
+    out_directions = node.attr("scan_output_directions") or [0] * n_outputs
+    sequences = [
+        along_first_axis(x, axis, reverse)
+        for x, axis, reverse in zip(sequences, in_axes, in_directions, strict=True)
+    ]
+
+    def step(*args):
+        elements, carried = args[:n_inputs], args[n_inputs:]
+        outputs = body(*carried, *elements)
+        return [
+            like_state(o, s) for o, s in zip(outputs[:n_states], carried, strict=True)
+        ] + list(outputs[n_states:])
+
+    results = scan(
+        step, [*states] + [None] * n_outputs, sequences[0].shape[0], sequences
+    )
+    finals = [history[-1] for history in results[:n_states]]
+    stacked = [
+        from_first_axis(y, axis, reverse)
+        for y, axis, reverse in zip(
+            results[n_states:], out_axes, out_directions, strict=True
+        )
+    ]
+    return finals + stacked
+
+
+def along_first_axis(x, axis, reverse):
+    x = pt.moveaxis(x, axis, 0) if axis else x
+    return x[::-1] if reverse else x
+
+
+def from_first_axis(y, axis, reverse):
+    y = y[::-1] if reverse else y
+    return pt.moveaxis(y, 0, axis) if axis else y
