@@ -114,7 +114,8 @@ class Scope:
         for name, variable in zip(function.input, inputs, strict=False):
             if variable is not None:
                 scope.values[name] = variable
-        attributes = {a.name: a for a in function.attribute_proto}
+        attributes = schema_defaults(node)
+        attributes |= {a.name: a for a in function.attribute_proto}
         attributes |= {a.name: a for a in node.proto.attribute}
         for index, inner in enumerate(function.node):
             scope.import_node(bind_attribute_refs(inner, attributes), index)
@@ -122,6 +123,19 @@ class Scope:
         return [
             scope.lookup(name, node.label) if used else None for name, used in wanted
         ]
+
+
+def schema_defaults(node):
+    """The default values of the attributes of ``node``'s ONNX schema."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, node.opset, node.domain)
+    except onnx.defs.SchemaError:
+        return {}
+    return {
+        name: attribute.default_value
+        for name, attribute in schema.attributes.items()
+        if attribute.default_value.type
+    }
 
 
 def bind_attribute_refs(node, attributes):
@@ -198,6 +212,8 @@ class Node:
             return local
         schema = onnx.defs.get_schema(self.op_type, self.opset, self.domain)
         if schema.has_function:
+            if not schema.function_opset_versions:
+                return schema.function_body
             version = body_version(schema.function_opset_versions, self.opset)
             body = schema.get_function_with_opset_version(version)
             return onnx.FunctionProto.FromString(body)
@@ -207,14 +223,18 @@ class Node:
             else onnx.TypeProto()
             for x in inputs
         ]
-        version = body_version(
-            schema.context_dependent_function_opset_versions, self.opset
-        )
-        body = schema.get_context_dependent_function_with_opset_version(
-            version,
+        versions = schema.context_dependent_function_opset_versions
+        arguments = (
             self.proto.SerializeToString(),
             [t.SerializeToString() for t in types],
         )
+        if versions:
+            version = body_version(versions, self.opset)
+            body = schema.get_context_dependent_function_with_opset_version(
+                version, *arguments
+            )
+        else:
+            body = schema.get_context_dependent_function(*arguments)
         return onnx.FunctionProto.FromString(body)
 
 

@@ -92,7 +92,7 @@ def check_structure(model: onnx.ModelProto):
 
 def upgrade_old_opset(model: onnx.ModelProto) -> onnx.ModelProto:
     opset = default_opset(model)
-    if opset >= OLDEST_HANDLED_OPSET:
+    if opset is None or opset >= OLDEST_HANDLED_OPSET:
         return model
     try:
         return onnx.version_converter.convert_version(model, OLDEST_HANDLED_OPSET)
@@ -105,7 +105,7 @@ def upgrade_old_opset(model: onnx.ModelProto) -> onnx.ModelProto:
 
 def default_opset(model) -> int:
     versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
-    return versions[0] if versions else 1
+    return versions[0] if versions else None
 
 
 def graph_tensors(graph: onnx.GraphProto):

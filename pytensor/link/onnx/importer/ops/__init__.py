@@ -36,6 +36,7 @@ FAMILIES = [
     "random",
     "signal",
     "image",
+    "quantization",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}

@@ -116,3 +116,25 @@ def broadcasting(function):
         return function(*broadcast(*inputs))
 
     return apply
+
+
+def run_time_axes(axes, ndim):
+    """Axes given at run time, made non-negative."""
+    return pt.switch(axes < 0, axes + ndim, axes)
+
+
+def per_dim(axes, values, ndim, default):
+    """For each dim, the entry of ``values`` at the position where the run-time
+    ``axes`` name it, else ``default``."""
+    axes = run_time_axes(axes, ndim)
+    result = []
+    for d in range(ndim):
+        hits = pt.eq(axes, d)
+        result.append(pt.switch(pt.any(hits), values[pt.argmax(hits)], default))
+    return result
+
+
+def dims_where(x, keep):
+    """The shape of ``x`` without the dims whose ``keep`` is false (run-time bools)."""
+    kept = pt.nonzero(pt.stack([pt.as_tensor(k) for k in keep]))[0]
+    return pt.as_tensor(x.shape)[kept]

@@ -233,11 +233,36 @@ def isinf(node, x):
     return result
 
 
+def wrapped(value, dtype):
+    """The 64-bit integer ``value`` reduced modulo 2**bits into the integer ``dtype``."""
+    bits = np.iinfo(dtype).bits
+    if bits == 64:
+        return cast(value, dtype)
+    mask = pt.constant(np.asarray(2**bits - 1, dtype=value.dtype))
+    low = cast(pt.bitwise_and(value, mask), "int64")
+    if dtype.startswith("int"):
+        low = pt.switch(low >= 2 ** (bits - 1), low - 2**bits, low)
+    return cast(low, dtype)
+
+
 @onnx_op("BitShift")
 def bit_shift(node, x, y):
-    factor = cast(like(2, x) ** y, x.dtype)
-    shifted = x * factor if node.attr("direction") == "LEFT" else x // factor
-    return cast(shifted, x.dtype)
+    x, y = broadcast(x, y)
+    bits = np.iinfo(x.dtype).bits
+    wide = "uint64" if x.dtype.startswith("uint") else "int64"
+    shift = cast(pt.clip(cast(y, "int64"), 0, bits - 1), "uint64")
+    factor = pt.pow(pt.constant(np.asarray(2, dtype="uint64")), shift)
+    in_range = (cast(y, "int64") >= 0) & (cast(y, "int64") < bits)
+    if node.attr("direction") == "LEFT":
+        product = cast(x, wide) * cast(factor, wide)
+        return pt.switch(in_range, wrapped(product, x.dtype), like(0, x))
+    shifted = cast(pt.int_div(cast(x, wide), cast(factor, wide)), x.dtype)
+    outside = (
+        pt.switch(x < like(0, x), like(-1, x), like(0, x))
+        if wide == "int64"
+        else like(0, x)
+    )
+    return pt.switch(in_range, shifted, outside)
 
 
 onnx_op("BitwiseAnd")(same_dtype(pt.bitwise_and))

@@ -7,8 +7,10 @@ from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
     as_int64,
     cast,
+    constant_value,
     entries,
     normalize_axis,
+    per_dim,
     static_ints,
 )
 
@@ -29,6 +31,18 @@ def slice_attributes(node, x):
 
 @onnx_op("Slice", since=10)
 def slice_inputs(node, x, starts, ends, axes=None, steps=None):
+    if axes is not None and constant_value(axes) is None:
+        n = starts.type.shape[0]
+        steps = pt.ones(n, dtype=starts.dtype) if steps is None else steps
+        bounds = [
+            per_dim(axes, values, x.ndim, default)
+            for values, default in (
+                (starts, 0),
+                (ends, np.iinfo("int64").max),
+                (steps, 1),
+            )
+        ]
+        return x[tuple(slice(*b) for b in zip(*bounds, strict=True))]
     starts, ends = entries(starts), entries(ends)
     axes = range(len(starts)) if axes is None else static_ints(axes, "axes")
     steps = [1] * len(starts) if steps is None else entries(steps)
@@ -189,13 +203,19 @@ def pad_attributes(node, x):
 
 @onnx_op("Pad", since=11)
 def pad(node, x, pads, value=None, axes=None):
-    pads = entries(pads)
-    if axes is not None:
+    if axes is not None and constant_value(axes) is None:
+        k = axes.type.shape[0]
+        before = per_dim(axes, pads[:k], x.ndim, 0)
+        pads = before + per_dim(axes, pads[k:], x.ndim, 0)
+    elif axes is not None:
+        pads = entries(pads)
         axes = [normalize_axis(a, x.ndim) for a in static_ints(axes, "axes")]
         full = [0] * (2 * x.ndim)
         for i, axis in enumerate(axes):
             full[axis], full[x.ndim + axis] = pads[i], pads[len(axes) + i]
         pads = full
+    else:
+        pads = entries(pads)
     value = pt.zeros((), dtype=x.dtype) if value is None else value.ravel()[0]
     return pad_tensor(x, pads, node.attr("mode", "constant"), cast(value, x.dtype))
 

@@ -7,7 +7,12 @@ import pytensor.tensor as pt
 from pytensor.tensor.special import log_softmax, softmax
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, like, normalize_axis
+from pytensor.link.onnx.importer.ops.common import (
+    cast,
+    constant_value,
+    like,
+    normalize_axis,
+)
 
 
 def coerced_2d(function):
@@ -178,11 +183,18 @@ def grouped_product(view, tap, groups):
     )
 
 
-def pool(node, x, reduce, pad_value):
+def pool(node, x, combine, pad_value):
     window = Window(node, x, node.attr("kernel_shape"))
     padded = window.pad(x, pad_value)
-    views = [view for _, view in window.slices(padded)]
-    return reduce(pt.stack(views)), window
+    return tree_reduce(combine, [view for _, view in window.slices(padded)]), window
+
+
+def tree_reduce(combine, values):
+    """``combine`` applied pairwise down a balanced tree of ``values``."""
+    while len(values) > 1:
+        pairs = [combine(a, b) for a, b in zip(values[::2], values[1::2], strict=False)]
+        values = pairs + ([values[-1]] if len(values) % 2 else [])
+    return values[0]
 
 
 @onnx_op("MaxPool")
@@ -190,24 +202,22 @@ def max_pool(node, x):
     if node.output_used(1):
         raise NotImplementedError(f"{node.label}: MaxPool's Indices output")
     lowest = -np.inf if x.dtype.startswith("float") else np.iinfo(x.dtype).min
-    return pool(node, x, lambda views: pt.max(views, axis=0), lowest)[0]
+    return pool(node, x, pt.maximum, lowest)[0]
 
 
 @onnx_op("AveragePool")
 def average_pool(node, x):
-    total, window = pool(node, x, lambda views: pt.sum(views, axis=0), 0)
+    total, window = pool(node, x, pt.add, 0)
     ones = pt.ones_like(x[:1, :1])
     included = window.pad(ones, 0, explicit_value=node.attr("count_include_pad", 0))
-    count = pt.sum(pt.stack([view for _, view in window.slices(included)]), axis=0)
+    count = tree_reduce(pt.add, [view for _, view in window.slices(included)])
     return total / count
 
 
 @onnx_op("LpPool")
 def lp_pool(node, x):
     p = node.attr("p", 2)
-    total, _ = pool(
-        node, pt.abs(x) ** like(p, x), lambda views: pt.sum(views, axis=0), 0
-    )
+    total, _ = pool(node, pt.abs(x) ** like(p, x), pt.add, 0)
     return total ** like(1.0 / p, x)
 
 
@@ -321,13 +331,9 @@ def lrn(node, x):
 
 @onnx_op("Dropout")
 def dropout(node, x, ratio=None, training_mode=None):
-    training = node.attr("is_test", 1) == 0 if node.opset < 7 else False
-    if training_mode is not None:
-        value = getattr(training_mode, "data", None)
-        if value is None or bool(value):
-            raise NotImplementedError(
-                f"{node.label}: Dropout in training mode is random"
-            )
-    if training:
+    training = constant_value(training_mode) if training_mode is not None else False
+    drops = constant_value(ratio) if ratio is not None else node.attr("ratio", 0.5)
+    never_drops = drops is not None and float(drops) == 0
+    if not never_drops and (training is None or bool(training)):
         raise NotImplementedError(f"{node.label}: Dropout in training mode is random")
     return [x, pt.ones_like(x, dtype="bool")]

@@ -15,6 +15,7 @@ from pytensor.link.onnx.importer.ops.common import (
     constant_value,
     like,
     normalize_axis,
+    run_time_axes,
     static_ints,
 )
 
@@ -157,12 +158,19 @@ def flip(x, axis):
     return x[(slice(None),) * axis + (slice(None, None, -1),)]
 
 
+def wide(x):
+    """``x`` as a 64-bit integer if it is a narrower one: PyTensor's Python
+    implementation of cumsum returns int64 for int32 inputs."""
+    if x.dtype.startswith("int"):
+        return cast(x, "int64")
+    return cast(x, "uint64") if x.dtype.startswith("uint") else x
+
+
 def cumulative(function, identity):
-    def handler(node, x, axis_input):
-        axis = normalize_axis(static_ints(axis_input, "axis")[0], x.ndim)
+    def along(node, x, axis):
         if node.attr("reverse", 0):
             x = flip(x, axis)
-        result = function(x, axis=axis)
+        result = function(wide(x), axis=axis)
         if node.attr("exclusive", 0):
             before = (slice(None),) * axis
             start = pt.full_like(x[(*before, slice(0, 1))], like(identity, x))
@@ -172,6 +180,17 @@ def cumulative(function, identity):
         if node.attr("reverse", 0):
             result = flip(result, axis)
         return cast(result, x.dtype)
+
+    def handler(node, x, axis_input):
+        if constant_value(axis_input) is not None:
+            return along(node, x, normalize_axis(static_ints(axis_input)[0], x.ndim))
+        axis = run_time_axes(
+            axis_input.ravel()[0] if axis_input.ndim else axis_input, x.ndim
+        )
+        result = along(node, x, x.ndim - 1)
+        for d in reversed(range(x.ndim - 1)):
+            result = ifelse(pt.eq(axis, d), along(node, x, d), result)
+        return result
 
     return handler
 

@@ -13,8 +13,11 @@ from pytensor.link.onnx.importer.ops.common import (
     as_int64,
     axes_of,
     cast,
+    constant_value,
+    dims_where,
     entries,
     normalize_axis,
+    run_time_axes,
     static_ints,
 )
 
@@ -116,6 +119,8 @@ def concat(node, *inputs):
 
 @onnx_op("Unsqueeze")
 def unsqueeze(node, x, axes_input=None):
+    if axes_input is not None and constant_value(axes_input) is None:
+        return unsqueeze_at_run_time(x, axes_input)
     n_axes = len(node.attr("axes") if axes_input is None else static_ints(axes_input))
     axes = sorted(axes_of(node, axes_input, x.ndim + n_axes))
     for axis in axes:
@@ -123,8 +128,22 @@ def unsqueeze(node, x, axes_input=None):
     return x
 
 
+def unsqueeze_at_run_time(x, axes):
+    ndim = x.ndim + axes.type.shape[0]
+    axes = run_time_axes(axes, ndim)
+    inserted = [pt.any(pt.eq(axes, d)) for d in range(ndim)]
+    sources = pt.cumsum(pt.invert(pt.stack(inserted))) - 1
+    old_shape = pt.concatenate([pt.as_tensor(x.shape, dtype="int64"), [1]])
+    shape = [pt.switch(inserted[d], 1, old_shape[sources[d]]) for d in range(ndim)]
+    return pt.reshape(x, pt.stack(shape), ndim=ndim)
+
+
 @onnx_op("Squeeze")
 def squeeze(node, x, axes_input=None):
+    if axes_input is not None and constant_value(axes_input) is None:
+        axes = run_time_axes(axes_input, x.ndim)
+        keep = [pt.invert(pt.any(pt.eq(axes, d))) for d in range(x.ndim)]
+        return pt.reshape(x, dims_where(x, keep), ndim=x.ndim - axes.type.shape[0])
     axes = axes_of(node, axes_input, x.ndim)
     if axes is None:
         return pt.squeeze(x)
