@@ -114,6 +114,7 @@ class PyTensorBackend(Backend):
             opset_imports=[helper.make_opsetid(node.domain or "", opset)],
             ir_version=onnx.IR_VERSION,
         )
+        model = onnx.shape_inference.infer_shapes(model)
         return cls.prepare(model, device, **kwargs).run(list(inputs))
 
     @classmethod

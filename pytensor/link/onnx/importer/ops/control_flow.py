@@ -7,14 +7,15 @@ those it uses and passes them to its inner function.
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.ifelse import ifelse
+from pytensor.raise_op import Assert
 from pytensor.scan.utils import until
 
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import as_int64, cast
+from pytensor.link.onnx.importer.ops.common import as_int64, cast, constant_value
 
 
-LOOP_LIMIT = 100_000
+LOOP_LIMIT = 10_000
 
 
 def scalar(x):
@@ -40,26 +41,35 @@ def like_state(output, state):
 
 
 def scan(step, outputs_info, n_steps, sequences=()):
-    results = pytensor.scan(
+    """The outputs of ``pytensor.scan`` as a list (it has no updates here)."""
+    return pytensor.scan(
         step,
         sequences=list(sequences),
         outputs_info=outputs_info,
         n_steps=n_steps,
         return_list=True,
-        **({"return_updates": False} if "return_updates" in SCAN_OPTIONS else {}),
+        return_updates=False,
     )
-    if "return_updates" not in SCAN_OPTIONS:
-        results = results[0]
-    return list(results)
 
 
-SCAN_OPTIONS = pytensor.scan.__code__.co_varnames
+def is_always_true(condition):
+    value = constant_value(condition)
+    return value is not None and bool(value.all())
+
+
+def keeps_going(body, initial):
+    """Whether a Loop body's condition output is always true (a for loop)."""
+    iteration, condition = pt.scalar(dtype="int64"), pt.scalar(dtype="bool")
+    outputs = body(iteration, condition, *(state.type() for state in initial))
+    return outputs[0] is condition or is_always_true(outputs[0])
 
 
 @onnx_op("Loop")
 def loop(node, trip_count=None, condition=None, *initial):
     body = node.subgraph("body")
     n_states = len(initial)
+    if is_always_true(condition) and keeps_going(body, initial):
+        condition = None
     running = (
         pt.constant(True) if condition is None else cast(scalar(condition), "bool")
     )
@@ -69,6 +79,7 @@ def loop(node, trip_count=None, condition=None, *initial):
         n_steps = as_int64(scalar(trip_count))
     else:
         n_steps = pt.minimum(as_int64(scalar(trip_count)), LOOP_LIMIT)
+
     n_steps = pt.switch(running, n_steps, 0)
 
     def step(iteration, keep_going, *states):
@@ -88,10 +99,15 @@ def loop(node, trip_count=None, condition=None, *initial):
         None
     ] * n_scan_outputs
     results = scan(step, outputs_info, n_steps)
+    ran = results[0].shape[0]
     finals = [
-        ifelse(pt.gt(results[0].shape[0], 0), history[-1], start)
+        ifelse(pt.gt(ran, 0), history[-1], start)
         for history, start in zip(results[2 : 2 + n_states], initial, strict=True)
     ]
+    if condition is not None:
+        stopped = pt.lt(ran, LOOP_LIMIT) | pt.invert(results[1][-1])
+        limit = Assert(f"{node.label}: Loop ran more than {LOOP_LIMIT} iterations")
+        finals = [limit(final, stopped) for final in finals]
     return finals + results[2 + n_states :]
 
 
