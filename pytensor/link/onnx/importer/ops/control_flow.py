@@ -71,7 +71,9 @@ def loop(node, trip_count=None, condition=None, *initial):
     if is_always_true(condition) and keeps_going(body, initial):
         condition = None
     running = (
-        pt.constant(True) if condition is None else cast(scalar(condition), "bool")
+        pt.constant(np.bool_(True))
+        if condition is None
+        else cast(scalar(condition), "bool")
     )
     if trip_count is None:
         n_steps = pt.constant(LOOP_LIMIT, dtype="int64")
