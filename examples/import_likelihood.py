@@ -90,7 +90,7 @@ def finite_difference_gradient(f, point, step=1e-6):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--retrain", action="store_true")
-    parser.add_argument("--draws", type=int, default=300)
+    parser.add_argument("--draws", type=int, default=500)
     args = parser.parse_args()
     try:
         import torch  # noqa: F401
