@@ -88,12 +88,18 @@ def selected(name, only):
 
 def selected_workloads(only):
     """The workloads to run and, when PyMC is missing, why its ones are skipped."""
+    from import_workloads import IMPORT_WORKLOADS
     from pymc_workloads import PYMC_WORKLOADS, pymc_missing_reason
     from special_workloads import SPECIAL_WORKLOADS
     from workloads import WORKLOADS
 
     missing = pymc_missing_reason()
-    workloads = [*WORKLOADS, *SPECIAL_WORKLOADS, *([] if missing else PYMC_WORKLOADS)]
+    workloads = [
+        *WORKLOADS,
+        *SPECIAL_WORKLOADS,
+        *IMPORT_WORKLOADS,
+        *([] if missing else PYMC_WORKLOADS),
+    ]
     skipped = {}
     if missing and any(selected(w.name, only) for w in PYMC_WORKLOADS):
         skipped["PyMC workloads and cold start"] = missing

@@ -19,6 +19,7 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.napoleon",
     "supported_ops",
+    "import_ops",
 ]
 
 exclude_patterns = ["_build"]

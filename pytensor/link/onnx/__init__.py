@@ -15,6 +15,7 @@ __all__ = [
     "ONNXVerificationError",
     "UnsupportedGraphError",
     "export_onnx",
+    "import_onnx",
     "onnx_funcify",
     "onnx_support_report",
     "onnx_typify",
@@ -22,6 +23,7 @@ __all__ = [
 
 LAZY_EXPORTS = {
     "export_onnx": "pytensor.link.onnx.export",
+    "import_onnx": "pytensor.link.onnx.importer",
     "onnx_support_report": "pytensor.link.onnx.export",
     "UnsupportedGraphError": "pytensor.link.onnx.export",
     "ONNXVerificationError": "pytensor.link.onnx.export",

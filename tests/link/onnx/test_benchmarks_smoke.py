@@ -33,6 +33,7 @@ def benchmark_module(name):
 def workload_names():
     names = [w.name for w in benchmark_module("workloads").WORKLOADS]
     names += [w.name for w in benchmark_module("special_workloads").SPECIAL_WORKLOADS]
+    names += [w.name for w in benchmark_module("import_workloads").IMPORT_WORKLOADS]
     if PYMC_INSTALLED:
         names += [w.name for w in benchmark_module("pymc_workloads").PYMC_WORKLOADS]
     return names

@@ -1,0 +1,128 @@
+"""An ``onnx.backend`` that imports models with :func:`import_onnx` and runs
+them with a PyTensor mode of the caller's choice.
+
+>>> import pytensor.link.onnx.backend as backend  # doctest: +SKIP
+>>> rep = backend.prepare(model, mode="NUMBA")  # doctest: +SKIP
+>>> outputs = rep.run([x])  # doctest: +SKIP
+"""
+
+import numpy as np
+
+import onnx
+from onnx import helper
+from onnx.backend.base import Backend, BackendRep
+
+
+class PyTensorRep(BackendRep):
+    """A model imported into PyTensor and compiled into one function.
+
+    Attributes
+    ----------
+    imported
+        The :class:`~pytensor.link.onnx.importer.ImportedModel`.
+    function
+        The compiled PyTensor function of its outputs.
+    """
+
+    def __init__(self, imported, function):
+        self.imported = imported
+        self.function = function
+
+    def run(self, inputs, **kwargs):
+        """Run the model on ``inputs`` (a list in input order, a dict by name,
+        or a single array) and return its outputs as a tuple of arrays
+        (lists of arrays for sequences)."""
+        names = self.imported.input_names
+        if isinstance(inputs, dict):
+            inputs = [inputs[name] for name in names]
+        elif isinstance(inputs, np.ndarray) and len(names) == 1:
+            inputs = [inputs]
+        values = self.function(*inputs[: len(names)])
+        return tuple(as_output(value) for value in values)
+
+
+def as_output(value):
+    if isinstance(value, list):
+        return [np.asarray(v) for v in value]
+    return np.asarray(value)
+
+
+class PyTensorBackend(Backend):
+    """``onnx.backend.base.Backend`` running imported models with PyTensor.
+
+    Subclasses may set ``mode``, the PyTensor mode used when ``prepare`` is
+    not given one (``None``: PyTensor's default mode).
+    """
+
+    mode = None
+
+    @classmethod
+    def prepare(cls, model, device="CPU", mode=None, **kwargs):
+        """Import ``model`` and compile it.
+
+        Parameters
+        ----------
+        model
+            A ``ModelProto``, its bytes or a path.
+        device
+            Only ``"CPU"``.
+        mode
+            The PyTensor mode to compile with (a name or a ``Mode``); the
+            class's ``mode`` when ``None``.
+        **kwargs
+            Passed to :func:`~pytensor.link.onnx.import_onnx`
+            (``input_shapes``, ``float_dtype``, ...).
+
+        Returns
+        -------
+        PyTensorRep
+        """
+        import pytensor
+        from pytensor.link.onnx.importer import import_onnx
+
+        if not cls.supports_device(device):
+            raise ValueError(f"the PyTensor backend runs on the CPU, not {device}")
+        imported = import_onnx(model, **kwargs)
+        function = pytensor.function(
+            imported.inputs,
+            imported.outputs,
+            mode=cls.mode if mode is None else mode,
+            on_unused_input="ignore",
+            accept_inplace=True,
+        )
+        return PyTensorRep(imported, function)
+
+    @classmethod
+    def run_model(cls, model, inputs, device="CPU", **kwargs):
+        return cls.prepare(model, device, **kwargs).run(inputs)
+
+    @classmethod
+    def run_node(cls, node, inputs, device="CPU", outputs_info=None, **kwargs):
+        """Run one ``NodeProto`` on ``inputs`` (arrays, in the node's input order)."""
+        opset = kwargs.pop("opset_version", onnx.defs.onnx_opset_version())
+        names = [name for name in node.input if name]
+        value_infos = [
+            helper.make_tensor_value_info(
+                name, helper.np_dtype_to_tensor_dtype(np.asarray(x).dtype), np.shape(x)
+            )
+            for name, x in zip(names, inputs, strict=True)
+        ]
+        outputs = [helper.make_empty_tensor_value_info(n) for n in node.output if n]
+        graph = helper.make_graph([node], "run_node", value_infos, outputs)
+        model = helper.make_model(
+            graph,
+            opset_imports=[helper.make_opsetid(node.domain or "", opset)],
+            ir_version=onnx.IR_VERSION,
+        )
+        model = onnx.shape_inference.infer_shapes(model)
+        return cls.prepare(model, device, **kwargs).run(list(inputs))
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return device.upper() == "CPU"
+
+
+prepare = PyTensorBackend.prepare
+run_model = PyTensorBackend.run_model
+run_node = PyTensorBackend.run_node
+supports_device = PyTensorBackend.supports_device

@@ -1,0 +1,133 @@
+"""Signal processing: DFT and transposed convolution."""
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.ifelse import ifelse
+
+from pytensor.link.onnx.importer.ops import onnx_op
+from pytensor.link.onnx.importer.ops.common import (
+    cast,
+    constant_value,
+    normalize_axis,
+    run_time_axes,
+    static_ints,
+)
+
+
+def fit_length(x, axis, length):
+    """``x`` cut or zero-padded to ``length`` along ``axis``."""
+    before = (slice(None),) * axis
+    cut = x[(*before, slice(0, length))]
+    missing = pt.maximum(length - cut.shape[axis], 0)
+    zeros_shape = [missing if d == axis else cut.shape[d] for d in range(x.ndim)]
+    return pt.concatenate([cut, pt.zeros(zeros_shape, dtype=x.dtype)], axis=axis)
+
+
+@onnx_op("DFT")
+def dft(node, x, length=None, axis_input=None):
+    if node.opset < 20:
+        return dft_along(node, x, length, normalize_axis(node.attr("axis", 1), x.ndim))
+    if axis_input is None:
+        return dft_along(node, x, length, x.ndim - 2)
+    if constant_value(axis_input) is not None:
+        axis = normalize_axis(static_ints(axis_input, "axis")[0], x.ndim)
+        return dft_along(node, x, length, axis)
+    axis = run_time_axes(
+        axis_input.ravel()[0] if axis_input.ndim else axis_input, x.ndim
+    )
+    result = dft_along(node, x, length, x.ndim - 2)
+    for d in range(x.ndim - 2):
+        result = ifelse(pt.eq(axis, d), dft_along(node, x, length, d), result)
+    return result
+
+
+def dft_along(node, x, length, axis):
+    inverse = node.attr("inverse", 0)
+    real = x[..., 0]
+    imaginary = x[..., 1] if x.type.shape[-1] == 2 else pt.zeros_like(real)
+    if length is not None:
+        n = cast(length.ravel()[0] if length.ndim else length, "int64")
+        real, imaginary = fit_length(real, axis, n), fit_length(imaginary, axis, n)
+    n = real.shape[axis]
+    outputs = n // 2 + 1 if node.attr("onesided", 0) else n
+    angle = cast(pt.arange(outputs)[:, None] * pt.arange(n)[None, :] % n, "float64")
+    angle = angle * (2 * np.pi / cast(n, "float64")) * (1 if inverse else -1)
+    cos, sin = cast(pt.cos(angle), x.dtype), cast(pt.sin(angle), x.dtype)
+
+    def transform(values, matrix):
+        return pt.moveaxis(pt.tensordot(values, matrix, axes=[[axis], [1]]), -1, axis)
+
+    out_real = transform(real, cos) - transform(imaginary, sin)
+    out_imaginary = transform(real, sin) + transform(imaginary, cos)
+    result = pt.stack([out_real, out_imaginary], axis=-1)
+    return cast(result / cast(n, x.dtype), x.dtype) if inverse else result
+
+
+def transposed_pads(node, x, kernel, strides, dilations, output_padding):
+    """Begin and end pads of each spatial dim, from the attributes."""
+    n = len(kernel)
+    lengths = [x.shape[2 + i] for i in range(n)]
+    full = [
+        strides[i] * (lengths[i] - 1)
+        + output_padding[i]
+        + (kernel[i] - 1) * dilations[i]
+        + 1
+        for i in range(n)
+    ]
+    output_shape = node.attr("output_shape")
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    if output_shape is None and auto_pad in ("NOTSET", "VALID"):
+        pads = node.attr("pads") or [0] * (2 * n)
+        return list(pads[:n]), list(pads[n:])
+    if output_shape is None:
+        output_shape = [lengths[i] * strides[i] for i in range(n)]
+    total = [pt.maximum(full[i] - output_shape[-n + i], 0) for i in range(n)]
+    if auto_pad == "SAME_UPPER":
+        return [t // 2 for t in total], [t - t // 2 for t in total]
+    return [t - t // 2 for t in total], [t // 2 for t in total]
+
+
+@onnx_op("ConvTranspose")
+def conv_transpose(node, x, w, bias=None):
+    kernel = node.attr("kernel_shape") or list(w.type.shape[2:])
+    n = len(kernel)
+    strides = node.attr("strides") or [1] * n
+    dilations = node.attr("dilations") or [1] * n
+    output_padding = node.attr("output_padding") or [0] * n
+    groups = node.attr("group", 1)
+    before, after = transposed_pads(node, x, kernel, strides, dilations, output_padding)
+    channels_in = x.shape[1] // groups
+    parts = []
+    for g in range(groups):
+        xg = x[:, g * channels_in : (g + 1) * channels_in]
+        wg = w[g * channels_in : (g + 1) * channels_in]
+        parts.append(scatter_kernel(xg, wg, kernel, strides, dilations, output_padding))
+    y = pt.concatenate(parts, axis=1) if groups > 1 else parts[0]
+    crop = tuple(slice(before[i], y.shape[2 + i] - after[i]) for i in range(n))
+    y = y[(slice(None), slice(None), *crop)]
+    if bias is not None:
+        y = y + bias.reshape((-1,) + (1,) * n)
+    return cast(y, x.dtype)
+
+
+def scatter_kernel(x, w, kernel, strides, dilations, output_padding):
+    """The uncropped transposed convolution of ``x`` (N, C, ...) with ``w`` (C, M, ...)."""
+    n = len(kernel)
+    lengths = [x.shape[2 + i] for i in range(n)]
+    full = [
+        strides[i] * (lengths[i] - 1)
+        + output_padding[i]
+        + (kernel[i] - 1) * dilations[i]
+        + 1
+        for i in range(n)
+    ]
+    y = pt.zeros((x.shape[0], w.shape[1], *full), dtype=x.dtype)
+    for offset in np.ndindex(*kernel):
+        term = pt.tensordot(x, w[(slice(None), slice(None), *offset)], axes=[[1], [0]])
+        term = pt.moveaxis(term, -1, 1)
+        index = tuple(
+            slice(o * d, o * d + s * (length - 1) + 1, s)
+            for o, d, s, length in zip(offset, dilations, strides, lengths, strict=True)
+        )
+        y = pt.inc_subtensor(y[(slice(None), slice(None), *index)], term)
+    return y
