@@ -8,7 +8,7 @@ from pytensor.tensor.type import TensorType
 from pytensor.link.onnx.generator_keys import GeneratorKeys
 
 
-# onnxruntime 1.31's NoopElimination drops a float Mul or Div by a constant
+# onnxruntime's NoopElimination (1.31) drops a float Mul or Div by a constant
 # within about 1e-8 of 1, changing float64 results: x * (1 + 1e-9) becomes x.
 DISABLED_OPTIMIZERS = ("NoopElimination",)
 

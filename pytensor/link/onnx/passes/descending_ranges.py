@@ -1,6 +1,6 @@
 """Keep onnxruntime from turning a ``Gather`` of a descending ``Range`` into a ``Slice``.
 
-onnxruntime's ``GatherToSliceFusion`` (1.31) replaces ``Gather(x, Range(start,
+onnxruntime's ``GatherToSliceFusion`` (1.31, 1.32) replaces ``Gather(x, Range(start,
 limit, step))`` by ``Slice(x, start, limit, step)``. For a descending range
 ending before the first element (``Range(n - 1, -1, -1)``, ``x[::-1]`` by
 indices) the slice's ``limit`` of -1 means "the last element", so the model
