@@ -64,6 +64,7 @@ def main(argv=None):
     limit_threads(args.threads)
     import report
     import runner
+    from linalg_workloads import LINALG_WORKLOADS
     from versus_torch import compare_with_torch
     from workloads import WORKLOADS
 
@@ -71,7 +72,9 @@ def main(argv=None):
     if args.repeats:
         settings["repeats"] = settings["compile_repeats"] = args.repeats
     workloads = [
-        w for w in WORKLOADS if not args.only or any(o in w.name for o in args.only)
+        w
+        for w in WORKLOADS + LINALG_WORKLOADS
+        if not args.only or any(o in w.name for o in args.only)
     ]
     selection = args.backends and args.backends.split(",")
     backends, skipped = runner.available_backends(selection, args.threads)
@@ -79,7 +82,7 @@ def main(argv=None):
     data = {
         "machine": report.machine_info(args.threads),
         "settings": {"quick": args.quick, **settings},
-        "backends": [b.name for b in backends],
+        "backends": [b.name for b in backends] + [runner.DIRECT],
         "skipped_backends": skipped,
         "workloads": [],
     }

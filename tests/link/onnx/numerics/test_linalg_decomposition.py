@@ -6,6 +6,7 @@ import pytest
 import scipy.linalg
 
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
+    BLOCK,
     cholesky,
     cholesky_of_triangle,
 )
@@ -72,6 +73,20 @@ def test_cholesky():
     upper = evaluate_numerics(lambda x: cholesky_of_triangle(x, lower=False), a)
     linalg_close(upper[0], scipy.linalg.cholesky(a[0], lower=False))
     assert np.isnan(upper[1]).all()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [0, 1, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_blocked_cholesky_across_block_boundaries(n, dtype):
+    a = positive_definite(n, dtype, batch=(3,))
+    if n:
+        # not positive definite in its last block only
+        a[2, -1, -1] = -1
+    factor, failed = evaluate_numerics(cholesky, a)
+    assert factor.dtype == dtype
+    for k in range(2):
+        linalg_close(factor[k], np.linalg.cholesky(a[k]))
+    np.testing.assert_array_equal(failed.ravel(), [False, False, n > 0])
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])

@@ -13,7 +13,11 @@ from pytensor.link.onnx.numerics.linalg.solvers.least_squares import least_squar
 from pytensor.link.onnx.numerics.linalg.solvers.sylvester import (
     sylvester_of_quasi_triangular,
 )
-from pytensor.link.onnx.numerics.linalg.solvers.triangular import substitute
+from pytensor.link.onnx.numerics.linalg.solvers.triangular import (
+    BLOCK,
+    lower_triangular_inverse,
+    substitute,
+)
 from pytensor.link.onnx.numerics.linalg.solvers.tridiagonal import (
     tridiagonal_lu_factor,
     tridiagonal_lu_solve,
@@ -42,6 +46,22 @@ def test_substitution_reads_one_triangle(lower, unit_diagonal):
         t[0], b[0], lower=lower, unit_diagonal=unit_diagonal
     )
     linalg_close(x[0], expected)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("n", [0, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_blocked_substitution_across_block_boundaries(n, lower):
+    t = np.stack([triangular(n, lower, unused=1e3) for _ in range(2)])
+    b = rng.normal(size=(2, n, 3))
+    x = evaluate_numerics(lambda t, b: substitute(t, b, lower=lower), t, b)
+    for k in range(2):
+        linalg_close(x[k], scipy.linalg.solve_triangular(t[k], b[k], lower=lower))
+
+
+def test_lower_triangular_inverse_by_doubling():
+    t = np.tril(rng.normal(size=(2, BLOCK, BLOCK))) + 4 * np.eye(BLOCK)
+    inverse = evaluate_numerics(lambda t: lower_triangular_inverse(t, BLOCK), t)
+    linalg_close(inverse, np.linalg.inv(t))
 
 
 def test_solve_and_singular_flags():

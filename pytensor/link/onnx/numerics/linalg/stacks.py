@@ -120,7 +120,8 @@ def sort(x: Value, n: Value, ascending: bool):
 
 
 def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
-    """Run ``step`` in an ONNX ``Loop`` and return the final ``states``.
+    """Run ``step`` in an ONNX ``Loop`` and return the final ``states``, followed
+    by its scan outputs.
 
     Parameters
     ----------
@@ -132,7 +133,9 @@ def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
         ``step(iteration, *states)`` adds the nodes of one iteration to the
         loop body, in which values of the enclosing graph must be read
         through `Value.into`, and returns the new states, preceded by a 0-d
-        bool (whether to go on) if ``more`` is given.
+        bool (whether to go on) if ``more`` is given, and followed by the scan
+        outputs of the iteration: arrays of rank 3 of one shape in every
+        iteration, returned stacked along a new leading axis.
     more
         A 0-d bool array: whether to run the first iteration.
     """
@@ -156,11 +159,11 @@ def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
         "Loop",
         [trip_count.name, "" if more is None else more.name]
         + [state.name for state in states],
-        n_outputs=len(states),
+        n_outputs=len(results),
         body=body.make_graph(),
         hint=hint,
     )
     return [
-        builder.value(name, state.dtype)
-        for name, state in zip(outputs, states, strict=True)
+        builder.value(name, result.dtype)
+        for name, result in zip(outputs, results, strict=True)
     ]
