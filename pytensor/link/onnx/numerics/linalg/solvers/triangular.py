@@ -57,8 +57,8 @@ def lower_triangular_inverse(t: Value, size: int) -> Value:
 def reversed_rows(x: Value, axes) -> Value:
     """``x`` with the order of its rows (axis 1) and/or columns (2) reversed."""
     for axis in axes:
-        # not Range(n - 1, -1, -1): onnxruntime's GatherToSlice fusion takes
-        # its Gather for a Slice of step 1
+        # not Gather of Range(n - 1, -1, -1): onnxruntime 1.31.1 (optimizations
+        # on) returns no rows for it, unless the Range is also a graph output
         n = x.dim(axis)
         x = x.take(n - 1 - arange(n), axis=axis)
     return x
