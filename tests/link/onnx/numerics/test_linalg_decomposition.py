@@ -89,6 +89,17 @@ def test_blocked_cholesky_across_block_boundaries(n, dtype):
     np.testing.assert_array_equal(failed.ravel(), [False, False, n > 0])
 
 
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, BLOCK])
+def test_unrolled_cholesky_of_small_matrices(n, static):
+    # unrolled for a static size, padded to 4, 8 or BLOCK rows for a dynamic one
+    a = positive_definite(n, batch=(2,))
+    a[1, -1, -1] = -1
+    factor, failed = evaluate_numerics(lambda x: cholesky(x, n if static else None), a)
+    linalg_close(factor[0], np.linalg.cholesky(a[0]))
+    np.testing.assert_array_equal(failed.ravel(), [False, True])
+
+
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
 @pytest.mark.parametrize("mode", ["full", "economic", "r"])
 def test_qr_is_lapacks(mode, shape):

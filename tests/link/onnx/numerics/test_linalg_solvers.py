@@ -58,6 +58,29 @@ def test_blocked_substitution_across_block_boundaries(n, lower):
         linalg_close(x[k], scipy.linalg.solve_triangular(t[k], b[k], lower=lower))
 
 
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("unit_diagonal", [False, True])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("n", [1, 3, 6, 11, BLOCK])
+def test_unrolled_substitution_of_small_systems(n, lower, unit_diagonal, static):
+    # unrolled for a static size, padded to 4, 8 or BLOCK rows for a dynamic one
+    t = np.stack([triangular(n, lower, unused=1e3) for _ in range(2)])
+    b = rng.normal(size=(2, n, 2))
+    size = n if static else None
+    x = evaluate_numerics(
+        lambda t, b: substitute(
+            t, b, lower=lower, unit_diagonal=unit_diagonal, size=size
+        ),
+        t,
+        b,
+    )
+    for k in range(2):
+        expected = scipy.linalg.solve_triangular(
+            t[k], b[k], lower=lower, unit_diagonal=unit_diagonal
+        )
+        linalg_close(x[k], expected)
+
+
 def test_lower_triangular_inverse_by_doubling():
     t = np.tril(rng.normal(size=(2, BLOCK, BLOCK))) + 4 * np.eye(BLOCK)
     inverse = evaluate_numerics(lambda t: lower_triangular_inverse(t, BLOCK), t)

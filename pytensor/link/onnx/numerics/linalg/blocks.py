@@ -1,15 +1,75 @@
 """Stacks of matrices cut into square blocks of a static size, for the blocked
-algorithms (Cholesky, triangular solves): a ``Loop`` runs over the blocks and
-does its work with ``MatMul``, each block's own work is straight-line code.
+algorithms (Cholesky, LU, triangular solves): a ``Loop`` runs over the blocks
+and does its work with ``MatMul``, each block's own work is straight-line code.
 
 A matrix of dynamic size ``n`` is padded to the next multiple of the block
 size: with the identity on the diagonal for the matrices factored or solved
 with, with zeros for right-hand sides. The padding leaves the leading ``n``
 rows and columns of every result as they are.
+
+Small matrices (the covariance matrices of statistical models) skip the
+``Loop``: a static size up to `BLOCK` is straight-line code for that size,
+and a dynamic size up to `BLOCK` is padded to the first of `UNROLLED_SIZES`
+that holds it, the choice made at run time by an ``If`` (`by_size`).
 """
 
-from pytensor.link.onnx.numerics.linalg.stacks import diagonal_mask, positions
+import numpy as np
+
+from pytensor.link.onnx.numerics.linalg.stacks import (
+    diagonal_mask,
+    positions,
+    static_masks,
+)
 from pytensor.link.onnx.value import INT64_MAX, Value, concat, maximum, where
+
+
+BLOCK = 16
+UNROLLED_SIZES = (4, 8, BLOCK)
+
+
+def either(condition: Value, if_true, if_false) -> list[Value]:
+    """The stacks ``if_true`` where the 0-d bool ``condition`` holds, else
+    ``if_false``, through an ``If`` whose branches return them: the graph
+    pass `~pytensor.link.onnx.passes.if_branches.move_into_branches` then
+    moves into each branch the nodes that only it reads, so that only the
+    values of the branch taken are computed."""
+    builder = condition.builder
+    branches = {}
+    for branch, values in (("then_branch", if_true), ("else_branch", if_false)):
+        sub = builder.subgraph(branch)
+        for value in values:
+            sub.add_output(value.name, branch, value.dtype, (None,) * 3)
+        branches[branch] = sub.make_graph()
+    names = builder.add_multi(
+        "If", [condition.name], n_outputs=len(if_true), hint="by_size", **branches
+    )
+    return [
+        builder.value(name, value.dtype)
+        for name, value in zip(names, if_true, strict=True)
+    ]
+
+
+def by_size(n: Value, size: int | None, unrolled, blocked) -> list[Value]:
+    """``unrolled(bound)`` (straight-line code for matrices of ``n <= bound``
+    rows) or ``blocked()`` (a ``Loop`` over blocks), lists of stacks.
+
+    For a static ``size``, ``unrolled(size)`` up to `BLOCK`; for a dynamic
+    one, an ``If`` on ``n`` chooses among the bounds of `UNROLLED_SIZES` and
+    the ``Loop``.
+    """
+    if size is not None:
+        return unrolled(size) if 0 < size <= BLOCK else blocked()
+    results = blocked()
+    for bound in reversed(UNROLLED_SIZES):
+        results = either(n <= bound, unrolled(bound), results)
+    return results
+
+
+def cut(x: Value, n: Value, axes) -> Value:
+    """``x`` cut to its first ``n`` (0-d int64) rows (axis 1) and/or columns (2)."""
+    for axis in axes:
+        x = x.slice(0, n.unsqueeze([0]), axis=axis)
+    return x
 
 
 def block_count(n: Value, block: int) -> Value:
@@ -18,9 +78,12 @@ def block_count(n: Value, block: int) -> Value:
     return maximum((n + (block - 1)) / block, 1)  # int64 Div: rounded down
 
 
-def padded(x: Value, block: int, *, square: bool) -> Value:
+def padded(x: Value, block: int, *, square: bool, size: int | None = None) -> Value:
     """``x`` with its rows (and its columns, if ``square``) padded to a multiple
-    of ``block``: identity on the diagonal if ``square``, zeros otherwise."""
+    of ``block``: identity on the diagonal if ``square``, zeros otherwise;
+    ``x`` itself if its static number of rows ``size`` is one."""
+    if size is not None and size % block == 0:
+        return x
     n = x.dim(1)
     padding = (block_count(n, block) * block - n).unsqueeze([0])
     zeros = x.indices([0, 0, 0, 0])
@@ -30,6 +93,23 @@ def padded(x: Value, block: int, *, square: bool) -> Value:
         return x
     size = x.dim(1)
     in_padding = diagonal_mask(size, size) & (positions(size, 1) >= n)
+    return where(in_padding, 1, x)
+
+
+def padded_to(x: Value, bound: int, *, square: bool, size: int | None) -> Value:
+    """``x`` with its ``n <= bound`` rows (and columns, if ``square``) padded to
+    ``bound`` as in `padded`; ``x`` itself if its static ``size`` is ``bound``."""
+    if size == bound:
+        return x
+    n = x.dim(1)
+    padding = (bound - n).unsqueeze([0])
+    pads = concat(
+        [x.indices([0] * 4), padding, padding if square else x.indices([0])], 0
+    )
+    x = x.apply("Pad", x, pads)
+    if not square:
+        return x
+    in_padding = static_masks(x, bound)[0] & (x.indices(np.arange(bound)) >= n)
     return where(in_padding, 1, x)
 
 
@@ -55,4 +135,4 @@ def unstacked(blocks: Value, n: Value, axis: int) -> Value:
         lengths.append(stack.shape(3))
     else:
         lengths.insert(1, stack.shape(1, 2))
-    return stack.reshape(concat(lengths, axis=0)).slice(0, n.unsqueeze([0]), axis=axis)
+    return cut(stack.reshape(concat(lengths, axis=0)), n, [axis])

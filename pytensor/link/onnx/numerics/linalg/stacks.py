@@ -49,8 +49,20 @@ def identity(rows: Value, columns: Value, dtype) -> Value:
     return diagonal_mask(rows, columns).cast(dtype)
 
 
-def diagonal(x: Value, axis: int) -> Value:
-    """The diagonal of the square stack ``x`` as columns (``axis=2``) or rows (1)."""
+def static_masks(x: Value, size: int):
+    """The masks of the diagonal and of the lower triangle of ``(1, size,
+    size)`` matrices, as constants of ``x``'s graph."""
+    return (
+        x.constant(np.eye(size, dtype=bool)[None], "bool"),
+        x.constant(np.tri(size, dtype=bool)[None], "bool"),
+    )
+
+
+def diagonal(x: Value, axis: int, size: int | None = None) -> Value:
+    """The diagonal of the square stack ``x`` (of ``size`` rows if static) as
+    columns (``axis=2``) or rows (1)."""
+    if size is not None:
+        return where(static_masks(x, size)[0], x, 0).sum([axis])
     n = x.dim(1)
     return where(diagonal_mask(n, n), x, 0).sum([axis])
 

@@ -7,25 +7,30 @@ block, then subtracts their contribution from the rows below with one
 recursive doubling, ``inv([[A, 0], [C, B]]) = [[inv(A), 0], [-inv(B) @ C @
 inv(A), inv(B)]]`` for all the pairs of blocks of one size at once (Higham,
 *Accuracy and Stability of Numerical Algorithms*, 2nd ed., section 14.2.2).
+A system of at most `BLOCK` rows is one block, without a ``Loop``
+(`~pytensor.link.onnx.numerics.linalg.blocks.by_size`): the inverse of its
+matrix, padded to a power of two, times the right-hand sides.
 """
 
 import numpy as np
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
+    BLOCK,
     block_count,
     block_rows,
+    by_size,
+    cut,
     padded,
+    padded_to,
     unstacked,
 )
 from pytensor.link.onnx.numerics.linalg.stacks import (
     diagonal_mask,
     loop,
     lower_triangle,
+    static_masks,
 )
 from pytensor.link.onnx.value import Value, arange, concat, where
-
-
-BLOCK = 16
 
 
 def lower_triangular_inverse(t: Value, size: int) -> Value:
@@ -54,9 +59,13 @@ def lower_triangular_inverse(t: Value, size: int) -> Value:
     return inverse.reshape(t.indices([-1, size, size]))
 
 
-def reversed_rows(x: Value, axes) -> Value:
-    """``x`` with the order of its rows (axis 1) and/or columns (2) reversed."""
+def reversed_rows(x: Value, axes, size: int | None = None) -> Value:
+    """``x`` with the order of its rows (axis 1) and/or columns (2) reversed
+    (``size`` of them if static)."""
     for axis in axes:
+        if size is not None:
+            x = x.take(list(range(size - 1, -1, -1)), axis=axis)
+            continue
         # not Gather of Range(n - 1, -1, -1): onnxruntime 1.31.1 (optimizations
         # on) returns no rows for it, unless the Range is also a graph output
         n = x.dim(axis)
@@ -64,18 +73,55 @@ def reversed_rows(x: Value, axes) -> Value:
     return x
 
 
-def substitute(t: Value, b: Value, *, lower: bool, unit_diagonal=False) -> Value:
-    """``x`` with ``t @ x = b``, reading the lower (or upper) triangle of ``t`` only.
+def lower_system(t: Value, b: Value, lower: bool, unit_diagonal, size=None):
+    """The lower triangular system that ``t @ x = b`` is, reading the lower (or
+    upper) triangle of ``t`` only: an upper triangular system becomes the
+    lower triangular one of its rows and columns in reverse order (and its
+    solution is then in reverse order). ``size``: the static size of ``t``."""
+    if not lower:
+        t, b = reversed_rows(t, [1, 2], size), reversed_rows(b, [1], size)
+    if size is None:
+        n = t.dim(1)
+        on_diagonal = diagonal_mask(n, n)
+        t = lower_triangle(t, strict=unit_diagonal)
+    else:
+        on_diagonal, triangle = static_masks(t, size)
+        t = where(triangle & ~on_diagonal if unit_diagonal else triangle, t, 0)
+    return where(on_diagonal, 1, t) if unit_diagonal else t, b
 
-    Blocked forward substitution; an upper triangular system is solved as
-    the lower triangular one of its rows and columns in reverse order.
+
+def substitute(
+    t: Value, b: Value, *, lower: bool, unit_diagonal=False, size: int | None = None
+) -> Value:
+    """``x`` with ``t @ x = b``, reading the lower (or upper) triangle of ``t``
+    only; ``size`` is the static number of rows of ``t``, if known.
+
+    Blocked forward substitution (of the reversed system if upper triangular).
     """
     n = t.dim(1)
-    if not lower:
-        t, b = reversed_rows(t, [1, 2]), reversed_rows(b, [1])
-    t = lower_triangle(t, strict=unit_diagonal)
-    if unit_diagonal:
-        t = where(diagonal_mask(n, n), 1, t)
+
+    def unrolled(bound):
+        power = 1 << (bound - 1).bit_length()
+        t_, b_ = (
+            padded_to(x, power, square=square, size=size)
+            for x, square in ((t, True), (b, False))
+        )
+        t_, b_ = lower_system(t_, b_, lower, unit_diagonal, power)
+        x = lower_triangular_inverse(t_, power) @ b_
+        x = x if lower else reversed_rows(x, [1], power)
+        return [x if size == power else cut(x, n, [1])]
+
+    def blocked_():
+        x = blocked(*lower_system(t, b, lower, unit_diagonal), n)
+        return [x if lower else reversed_rows(x, [1])]
+
+    [x] = by_size(n, size, unrolled, blocked_)
+    return x
+
+
+def blocked(t: Value, b: Value, n: Value) -> Value:
+    """``x`` with ``t @ x = b`` for the lower triangular stack ``t`` of ``n``
+    rows, by a ``Loop`` over its blocks."""
     t = padded(t, BLOCK, square=True)
 
     def step(i, rest):
@@ -92,5 +138,4 @@ def substitute(t: Value, b: Value, *, lower: bool, unit_diagonal=False) -> Value
     _, blocks = loop(
         block_count(n, BLOCK), [padded(b, BLOCK, square=False)], step, hint="solved"
     )
-    x = unstacked(blocks, n, axis=1)
-    return x if lower else reversed_rows(x, [1])
+    return unstacked(blocks, n, axis=1)
