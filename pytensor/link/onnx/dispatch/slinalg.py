@@ -155,7 +155,7 @@ def solve_stacked(op, node, a, b):
             a = symmetric_from(a, op.lower)
         elif op.assume_a == "tridiagonal":
             a = tridiagonal_band(a)
-        x, failed = solve(a, b)
+        x, failed = solve(a, b, size)
     return [as_given(nan_where(failed, x), op.b_ndim)]
 
 
@@ -225,7 +225,7 @@ NON_SQUARE_LU = "The ONNX backend computes the LU decomposition of square matric
 def lu_stacked(op, node, a):
     a = a.cast(output_dtype(node, -1))
     a = check_square(a, node.inputs[0], NON_SQUARE_LU)
-    lu, permutation, _, _ = lu_factor(a)
+    lu, permutation, _, _ = lu_factor(a, static_size(node.inputs[0]))
     lower, upper = lu_parts(lu)
     # a = p @ lower @ upper with p[permutation[i], i] = 1
     p = positions(a.dim(1), 1).eq(mT(permutation))
@@ -241,7 +241,7 @@ def lu_stacked(op, node, a):
 def lu_factor_stacked(op, node, a):
     a = a.cast(output_dtype(node))
     a = check_square(a, node.inputs[0], NON_SQUARE_LU)
-    lu, _, pivots, singular = lu_factor(a)
+    lu, _, pivots, singular = lu_factor(a, static_size(node.inputs[0]))
     return [nan_where(singular, lu), pivots.squeeze([2]).cast(output_dtype(node, 1))]
 
 

@@ -48,6 +48,30 @@ def test_lu_factor_is_lapacks():
     assert not singular.any()
 
 
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("n", [1, 3, 6, 12, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")
+def test_lu_factor_pivots_as_lapack_in_every_path(n, static):
+    # unrolled for a static size up to BLOCK, padded to 4, 8 or BLOCK rows for
+    # a dynamic one, else blocked; small integers make ties for the pivots
+    rng = np.random.default_rng(n)
+    a = np.stack([rng.normal(size=(n, n)), rng.integers(-2, 3, (n, n)), np.eye(n)])
+    a[2, :, n // 2] = 0
+    lu, permutation, pivots, singular = evaluate_numerics(
+        lambda x: lu_factor(x, n if static else None), a
+    )
+    for i in range(3):
+        expected_lu, expected_pivots = scipy.linalg.lu_factor(a[i])
+        linalg_close(lu[i], expected_lu)
+        np.testing.assert_array_equal(pivots[i, :, 0], expected_pivots)
+    rows = np.take_along_axis(a, permutation, axis=1)
+    for i in range(2):
+        lower = np.tril(lu[i], -1) + np.eye(n)
+        linalg_close(lower @ np.triu(lu[i]), rows[i])
+    singular_integers = np.linalg.matrix_rank(a[1]) < n
+    np.testing.assert_array_equal(singular.ravel(), [False, singular_integers, True])
+
+
 def test_lu_factor_flags_singular_matrices():
     a = stack(np.ones((3, 3)), np.eye(3))
     *_, singular = evaluate_numerics(lu_factor, a)

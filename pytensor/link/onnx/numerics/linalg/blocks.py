@@ -136,3 +136,32 @@ def unstacked(blocks: Value, n: Value, axis: int) -> Value:
     else:
         lengths.insert(1, stack.shape(1, 2))
     return cut(stack.reshape(concat(lengths, axis=0)), n, [axis])
+
+
+def lower_triangular_inverse(t: Value, size: int) -> Value:
+    """The inverse of the lower triangular ``size`` x ``size`` stack ``t``
+    (``size`` a power of two), by recursive doubling: ``inv([[A, 0], [C, B]])
+    = [[inv(A), 0], [-inv(B) @ C @ inv(A), inv(B)]]`` for all the pairs of
+    blocks of one size at once (Higham, *Accuracy and Stability of Numerical
+    Algorithms*, 2nd ed., section 14.2.2)."""
+    flat = t.reshape(t.indices([-1, size * size]))
+    at = np.arange(size)
+    inverse = 1 / flat.take(at * (size + 1), axis=1).unsqueeze([2, 3])
+    negated = -flat
+    half = 1
+    while half < size:
+        starts = np.arange(0, size, 2 * half)
+        rows, columns = np.ix_(at[:half], at[:half])
+        corners = (
+            (starts[:, None, None] + half + rows) * size
+            + starts[:, None, None]
+            + columns
+        )
+        first = inverse.take(np.arange(0, size // half, 2), axis=1)
+        second = inverse.take(np.arange(1, size // half, 2), axis=1)
+        below = second @ negated.take(corners, axis=1) @ first
+        pads = first.indices([0] * 7 + [half])
+        top = first.apply("Pad", first, pads)
+        inverse = concat([top, concat([below, second], axis=3)], axis=2)
+        half *= 2
+    return inverse.reshape(t.indices([-1, size, size]))

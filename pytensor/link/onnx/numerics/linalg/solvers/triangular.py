@@ -4,15 +4,11 @@ A ``Loop`` runs over blocks of `BLOCK` rows of the solution: each iteration
 multiplies its rows of the right-hand sides by the inverse of the diagonal
 block, then subtracts their contribution from the rows below with one
 ``MatMul``. The inverse of a diagonal block is straight-line code by
-recursive doubling, ``inv([[A, 0], [C, B]]) = [[inv(A), 0], [-inv(B) @ C @
-inv(A), inv(B)]]`` for all the pairs of blocks of one size at once (Higham,
-*Accuracy and Stability of Numerical Algorithms*, 2nd ed., section 14.2.2).
+recursive doubling (`~pytensor.link.onnx.numerics.linalg.blocks.lower_triangular_inverse`).
 A system of at most `BLOCK` rows is one block, without a ``Loop``
 (`~pytensor.link.onnx.numerics.linalg.blocks.by_size`): the inverse of its
 matrix, padded to a power of two, times the right-hand sides.
 """
-
-import numpy as np
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
     BLOCK,
@@ -20,6 +16,7 @@ from pytensor.link.onnx.numerics.linalg.blocks import (
     block_rows,
     by_size,
     cut,
+    lower_triangular_inverse,
     padded,
     padded_to,
     unstacked,
@@ -30,33 +27,7 @@ from pytensor.link.onnx.numerics.linalg.stacks import (
     lower_triangle,
     static_masks,
 )
-from pytensor.link.onnx.value import Value, arange, concat, where
-
-
-def lower_triangular_inverse(t: Value, size: int) -> Value:
-    """The inverse of the lower triangular ``size`` x ``size`` stack ``t``
-    (``size`` a power of two), by recursive doubling."""
-    flat = t.reshape(t.indices([-1, size * size]))
-    at = np.arange(size)
-    inverse = 1 / flat.take(at * (size + 1), axis=1).unsqueeze([2, 3])
-    negated = -flat
-    half = 1
-    while half < size:
-        starts = np.arange(0, size, 2 * half)
-        rows, columns = np.ix_(at[:half], at[:half])
-        corners = (
-            (starts[:, None, None] + half + rows) * size
-            + starts[:, None, None]
-            + columns
-        )
-        first = inverse.take(np.arange(0, size // half, 2), axis=1)
-        second = inverse.take(np.arange(1, size // half, 2), axis=1)
-        below = second @ negated.take(corners, axis=1) @ first
-        pads = first.indices([0] * 7 + [half])
-        top = first.apply("Pad", first, pads)
-        inverse = concat([top, concat([below, second], axis=3)], axis=2)
-        half *= 2
-    return inverse.reshape(t.indices([-1, size, size]))
+from pytensor.link.onnx.value import Value, arange, where
 
 
 def reversed_rows(x: Value, axes, size: int | None = None) -> Value:
