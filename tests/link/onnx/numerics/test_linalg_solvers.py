@@ -6,6 +6,7 @@ import pytest
 import scipy.linalg
 from scipy.linalg import lapack
 
+from pytensor.link.onnx.numerics.linalg.blocks import BLOCK, lower_triangular_inverse
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import cholesky
 from pytensor.link.onnx.numerics.linalg.solvers.cholesky import cholesky_solve
 from pytensor.link.onnx.numerics.linalg.solvers.general import solve
@@ -13,11 +14,7 @@ from pytensor.link.onnx.numerics.linalg.solvers.least_squares import least_squar
 from pytensor.link.onnx.numerics.linalg.solvers.sylvester import (
     sylvester_of_quasi_triangular,
 )
-from pytensor.link.onnx.numerics.linalg.solvers.triangular import (
-    BLOCK,
-    lower_triangular_inverse,
-    substitute,
-)
+from pytensor.link.onnx.numerics.linalg.solvers.triangular import substitute
 from pytensor.link.onnx.numerics.linalg.solvers.tridiagonal import (
     tridiagonal_lu_factor,
     tridiagonal_lu_solve,
@@ -61,9 +58,10 @@ def test_blocked_substitution_across_block_boundaries(n, lower):
 @pytest.mark.parametrize("static", [True, False])
 @pytest.mark.parametrize("unit_diagonal", [False, True])
 @pytest.mark.parametrize("lower", [True, False])
-@pytest.mark.parametrize("n", [1, 3, 6, 11, BLOCK])
-def test_unrolled_substitution_of_small_systems(n, lower, unit_diagonal, static):
-    # unrolled for a static size, padded to 4, 8 or BLOCK rows for a dynamic one
+@pytest.mark.parametrize("n", [1, 3, 6, 11, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_substitution_of_static_and_dynamic_sizes(n, lower, unit_diagonal, static):
+    # up to BLOCK rows: unrolled for a static size, padded to 2, 4, 8 or
+    # BLOCK rows for a dynamic one; then blocks of at most BLOCK rows
     t = np.stack([triangular(n, lower, unused=1e3) for _ in range(2)])
     b = rng.normal(size=(2, n, 2))
     size = n if static else None

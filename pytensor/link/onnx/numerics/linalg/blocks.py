@@ -24,7 +24,17 @@ from pytensor.link.onnx.value import INT64_MAX, Value, concat, maximum, where
 
 
 BLOCK = 16
-UNROLLED_SIZES = (4, 8, BLOCK)
+UNROLLED_SIZES = (2, 4, 8, BLOCK)
+
+
+def block_size(size: int | None) -> int:
+    """The block size for matrices of ``size`` rows: `BLOCK` for a dynamic
+    size, else the smallest size of as few blocks as of `BLOCK` rows (17
+    rows: two blocks of 9), so that little is padded."""
+    if size is None:
+        return BLOCK
+    blocks = -(-size // BLOCK)
+    return -(-size // blocks)
 
 
 def either(condition: Value, if_true, if_false) -> list[Value]:
@@ -139,11 +149,17 @@ def unstacked(blocks: Value, n: Value, axis: int) -> Value:
 
 
 def lower_triangular_inverse(t: Value, size: int) -> Value:
-    """The inverse of the lower triangular ``size`` x ``size`` stack ``t``
-    (``size`` a power of two), by recursive doubling: ``inv([[A, 0], [C, B]])
-    = [[inv(A), 0], [-inv(B) @ C @ inv(A), inv(B)]]`` for all the pairs of
-    blocks of one size at once (Higham, *Accuracy and Stability of Numerical
-    Algorithms*, 2nd ed., section 14.2.2)."""
+    """The inverse of the lower triangular ``size`` x ``size`` stack ``t``, by
+    recursive doubling: ``inv([[A, 0], [C, B]]) = [[inv(A), 0], [-inv(B) @ C
+    @ inv(A), inv(B)]]`` for all the pairs of blocks of one size at once
+    (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
+    section 14.2.2), on ``t`` padded with the identity to a power of two."""
+    power = 1 << (size - 1).bit_length()
+    if power != size:
+        padding = np.diag(np.arange(power) >= size).astype(t.dtype)[None]
+        pads = t.indices([0, 0, 0, 0, power - size, power - size])
+        t = t.apply("Pad", t, pads) + t.constant(padding)
+        return corner(lower_triangular_inverse(t, power), 0, size)
     flat = t.reshape(t.indices([-1, size * size]))
     at = np.arange(size)
     inverse = 1 / flat.take(at * (size + 1), axis=1).unsqueeze([2, 3])

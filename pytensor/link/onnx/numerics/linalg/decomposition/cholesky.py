@@ -1,6 +1,7 @@
 """Cholesky decomposition, blocked and right-looking (LAPACK's ``potrf``).
 
-A ``Loop`` runs over blocks of `BLOCK` columns. Each iteration factors the
+A ``Loop`` runs over blocks of 16 columns (fewer for a static size,
+`~pytensor.link.onnx.numerics.linalg.blocks.block_size`). Each iteration factors the
 diagonal block with straight-line code, one step of symmetric Gaussian
 elimination per column (``potf2`` without square roots, which come once at
 the end), carried out on the block augmented with the identity so that the
@@ -8,13 +9,13 @@ same steps give the inverse of its factor; the panel below it is then one
 ``MatMul`` with that inverse, and the trailing matrix is updated with one more
 (Golub and Van Loan, *Matrix Computations*, 4th ed., algorithms 4.2.1 and
 4.2.2, and section 3.1.8 for elimination on an augmented matrix). A matrix of
-at most `BLOCK` rows is one diagonal block, without a ``Loop``
+at most 16 rows is one diagonal block, without a ``Loop``
 (`~pytensor.link.onnx.numerics.linalg.blocks.by_size`).
 """
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
-    BLOCK,
     block_count,
+    block_size,
     by_size,
     corner,
     cut,
@@ -88,7 +89,7 @@ def cholesky(a: Value, size: int | None = None):
         return [factor, not_positive(pivots)]
 
     def blocked_():
-        factor = blocked(symmetric_from(a, lower=True), n)
+        factor = blocked(symmetric_from(a, lower=True), n, block_size(size))
         return [factor, not_positive(diagonal(factor, 2))]
 
     return tuple(by_size(n, size, unrolled, blocked_))
@@ -100,22 +101,22 @@ def not_positive(pivots: Value) -> Value:
     return (~(pivots > 0)).any_along([1])
 
 
-def blocked(a: Value, n: Value) -> Value:
+def blocked(a: Value, n: Value, block: int) -> Value:
     """The lower Cholesky factor of the symmetric stack ``a`` of ``n`` rows,
     by a ``Loop`` over its blocks."""
 
     def step(i, trailing):
-        factor, inverse = factor_block(corner(trailing, 0, BLOCK), BLOCK)
-        below = trailing.slice(BLOCK, None, axis=1).slice(0, BLOCK, axis=2)
+        factor, inverse = factor_block(corner(trailing, 0, block), block)
+        below = trailing.slice(block, None, axis=1).slice(0, block, axis=2)
         panel = below @ mT(inverse)
-        trailing = corner(trailing, BLOCK) - panel @ mT(panel)
+        trailing = corner(trailing, block) - panel @ mT(panel)
         columns = concat([factor, panel], axis=1)
-        on_top = (i * BLOCK).unsqueeze([0])
+        on_top = (i * block).unsqueeze([0])
         pads = concat([columns.indices([0]), on_top, columns.indices([0] * 4)], 0)
         return trailing, columns.apply("Pad", columns, pads)
 
-    start = padded(a, BLOCK, square=True)
-    _, blocks = loop(block_count(n, BLOCK), [start], step, hint="cholesky")
+    start = padded(a, block, square=True)
+    _, blocks = loop(block_count(n, block), [start], step, hint="cholesky")
     return cut(unstacked(blocks, n, axis=2), n, [1])
 
 

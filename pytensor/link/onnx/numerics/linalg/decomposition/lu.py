@@ -1,7 +1,8 @@
 """LU decomposition with partial pivoting, blocked (LAPACK's ``getrf``), and
 its permutations.
 
-A ``Loop`` runs over blocks of `BLOCK` columns (Golub and Van Loan, *Matrix
+A ``Loop`` runs over blocks of `BLOCK` columns (fewer for a static size,
+`~pytensor.link.onnx.numerics.linalg.blocks.block_size`) (Golub and Van Loan, *Matrix
 Computations*, 4th ed., section 3.4.9). Each iteration factors the panel of
 the block's columns with straight-line code, one step of ``getf2`` per
 column: the pivot is the first largest absolute value in the column on or
@@ -17,8 +18,8 @@ panel, without a ``Loop``
 import numpy as np
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
-    BLOCK,
     block_count,
+    block_size,
     by_size,
     cut,
     lower_triangular_inverse,
@@ -111,7 +112,9 @@ def lu_factor(a: Value, size: int | None = None):
             return [lu, permutation, pivots]
         return [cut(lu, n, [1, 2]), cut(permutation, n, [1]), cut(pivots, n, [1])]
 
-    lu, permutation, pivots = by_size(n, size, unrolled, lambda: blocked(a, n))
+    lu, permutation, pivots = by_size(
+        n, size, unrolled, lambda: blocked(a, n, block_size(size))
+    )
     return lu, permutation, pivots, diagonal(lu, 2).eq(0).any_along([1])
 
 
@@ -138,43 +141,43 @@ def factor_square(a: Value, size: int):
     return lu, permutation, concat([pivots + steps, last], axis=1)
 
 
-def blocked(a: Value, n: Value):
+def blocked(a: Value, n: Value, block: int):
     """`lu_factor`'s ``lu``, ``permutation`` and ``pivots`` of the stack ``a``
     of ``n`` rows, by a ``Loop`` over its blocks of columns.
 
     The ``Loop`` carries the rows not yet finished, all their columns, and
-    their numbers in ``a``; each iteration finishes `BLOCK` of them.
+    their numbers in ``a``; each iteration finishes ``block`` of them.
     """
 
     def step(j, rows, numbers):
-        on_diagonal, lower = static_masks(j, BLOCK)
-        start = (j * BLOCK).unsqueeze([0])
-        panel = with_row_numbers(rows.slice(start, start + BLOCK, axis=2))
-        factored, pivots = factor_panel(panel, BLOCK, BLOCK)
-        panel, permutation = split_row_numbers(factored, BLOCK)
+        on_diagonal, lower = static_masks(j, block)
+        start = (j * block).unsqueeze([0])
+        panel = with_row_numbers(rows.slice(start, start + block, axis=2))
+        factored, pivots = factor_panel(panel, block, block)
+        panel, permutation = split_row_numbers(factored, block)
         rows = rows.take_along(permutation.expand(rows.shape()), axis=1)
         numbers = numbers.take_along(permutation, axis=1)
         left = rows.slice(0, start, axis=2)
-        right = rows.slice(start + BLOCK, None, axis=2)
-        top, below = panel.slice(0, BLOCK, axis=1), panel.slice(BLOCK, None, axis=1)
+        right = rows.slice(start + block, None, axis=2)
+        top, below = panel.slice(0, block, axis=1), panel.slice(block, None, axis=1)
         unit_lower = where(on_diagonal, 1, where(lower, top, 0))
-        u12 = lower_triangular_inverse(unit_lower, BLOCK) @ right.slice(0, BLOCK, 1)
-        trailing = right.slice(BLOCK, None, axis=1) - below @ u12
-        finished = concat([left.slice(0, BLOCK, axis=1), top, u12], axis=2)
-        rows = concat([left.slice(BLOCK, None, axis=1), below, trailing], axis=2)
-        steps = j.indices(np.arange(BLOCK)[None, :, None])
+        u12 = lower_triangular_inverse(unit_lower, block) @ right.slice(0, block, 1)
+        trailing = right.slice(block, None, axis=1) - below @ u12
+        finished = concat([left.slice(0, block, axis=1), top, u12], axis=2)
+        rows = concat([left.slice(block, None, axis=1), below, trailing], axis=2)
+        steps = j.indices(np.arange(block)[None, :, None])
         return (
             rows,
-            numbers.slice(BLOCK, None, axis=1),
+            numbers.slice(block, None, axis=1),
             finished,
-            numbers.slice(0, BLOCK, axis=1),
+            numbers.slice(0, block, axis=1),
             pivots + steps + start,
         )
 
-    x = padded(a, BLOCK, square=True)
+    x = padded(a, block, square=True)
     numbers = positions(x.dim(1), 1).expand(stack_shape(x, x.shape(1, 2), 1))
     _, _, lu, permutation, pivots = loop(
-        block_count(n, BLOCK), [x, numbers], step, hint="lu"
+        block_count(n, block), [x, numbers], step, hint="lu"
     )
     return [
         cut(unstacked(lu, n, axis=1), n, [2]),

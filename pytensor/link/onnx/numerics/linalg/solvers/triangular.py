@@ -1,19 +1,20 @@
 """Triangular solves, blocked (LAPACK's ``trtrs`` through ``trsm``).
 
-A ``Loop`` runs over blocks of `BLOCK` rows of the solution: each iteration
+A ``Loop`` runs over blocks of 16 rows (fewer for a static size,
+`~pytensor.link.onnx.numerics.linalg.blocks.block_size`) of the solution: each iteration
 multiplies its rows of the right-hand sides by the inverse of the diagonal
 block, then subtracts their contribution from the rows below with one
 ``MatMul``. The inverse of a diagonal block is straight-line code by
 recursive doubling (`~pytensor.link.onnx.numerics.linalg.blocks.lower_triangular_inverse`).
-A system of at most `BLOCK` rows is one block, without a ``Loop``
+A system of at most 16 rows is one block, without a ``Loop``
 (`~pytensor.link.onnx.numerics.linalg.blocks.by_size`): the inverse of its
-matrix, padded to a power of two, times the right-hand sides.
+matrix times the right-hand sides.
 """
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
-    BLOCK,
     block_count,
     block_rows,
+    block_size,
     by_size,
     cut,
     lower_triangular_inverse,
@@ -72,41 +73,40 @@ def substitute(
     n = t.dim(1)
 
     def unrolled(bound):
-        power = 1 << (bound - 1).bit_length()
         t_, b_ = (
-            padded_to(x, power, square=square, size=size)
+            padded_to(x, bound, square=square, size=size)
             for x, square in ((t, True), (b, False))
         )
-        t_, b_ = lower_system(t_, b_, lower, unit_diagonal, power)
-        x = lower_triangular_inverse(t_, power) @ b_
-        x = x if lower else reversed_rows(x, [1], power)
-        return [x if size == power else cut(x, n, [1])]
+        t_, b_ = lower_system(t_, b_, lower, unit_diagonal, bound)
+        x = lower_triangular_inverse(t_, bound) @ b_
+        x = x if lower else reversed_rows(x, [1], bound)
+        return [x if size == bound else cut(x, n, [1])]
 
     def blocked_():
-        x = blocked(*lower_system(t, b, lower, unit_diagonal), n)
+        x = blocked(*lower_system(t, b, lower, unit_diagonal), n, block_size(size))
         return [x if lower else reversed_rows(x, [1])]
 
     [x] = by_size(n, size, unrolled, blocked_)
     return x
 
 
-def blocked(t: Value, b: Value, n: Value) -> Value:
+def blocked(t: Value, b: Value, n: Value, block: int) -> Value:
     """``x`` with ``t @ x = b`` for the lower triangular stack ``t`` of ``n``
     rows, by a ``Loop`` over its blocks."""
-    t = padded(t, BLOCK, square=True)
+    t = padded(t, block, square=True)
 
     def step(i, rest):
-        start = i * BLOCK
+        start = i * block
         inverse = lower_triangular_inverse(
-            block_rows(block_rows(t.into(i.builder), start, BLOCK, 1), start, BLOCK, 2),
-            BLOCK,
+            block_rows(block_rows(t.into(i.builder), start, block, 1), start, block, 2),
+            block,
         )
-        solved = inverse @ rest.slice(0, BLOCK, axis=1)
-        below = block_rows(t.into(i.builder), start, BLOCK, 2)
-        below = below.slice((start + BLOCK).unsqueeze([0]), None, axis=1)
-        return rest.slice(BLOCK, None, axis=1) - below @ solved, solved
+        solved = inverse @ rest.slice(0, block, axis=1)
+        below = block_rows(t.into(i.builder), start, block, 2)
+        below = below.slice((start + block).unsqueeze([0]), None, axis=1)
+        return rest.slice(block, None, axis=1) - below @ solved, solved
 
     _, blocks = loop(
-        block_count(n, BLOCK), [padded(b, BLOCK, square=False)], step, hint="solved"
+        block_count(n, block), [padded(b, block, square=False)], step, hint="solved"
     )
     return unstacked(blocks, n, axis=1)
