@@ -89,6 +89,7 @@ def selected(name, only):
 def selected_workloads(only):
     """The workloads to run and, when PyMC is missing, why its ones are skipped."""
     from import_workloads import IMPORT_WORKLOADS
+    from linalg_workloads import LINALG_WORKLOADS
     from pymc_workloads import PYMC_WORKLOADS, pymc_missing_reason
     from special_workloads import SPECIAL_WORKLOADS
     from workloads import WORKLOADS
@@ -97,6 +98,7 @@ def selected_workloads(only):
     workloads = [
         *WORKLOADS,
         *SPECIAL_WORKLOADS,
+        *LINALG_WORKLOADS,
         *IMPORT_WORKLOADS,
         *([] if missing else PYMC_WORKLOADS),
     ]
@@ -158,6 +160,9 @@ def main(argv=None):
                 "ratios": runner.ratios(results),
             }
         )
+    if any(runner.DIRECT in w["results"] for w in data["workloads"]):
+        # Workloads with the same work called directly (SciPy, NumPy) report it too
+        data["backends"].append(runner.DIRECT)
     if (
         not args.no_cold_start
         and selected(COLD_START_NAME, args.only)

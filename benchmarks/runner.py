@@ -20,6 +20,7 @@ import pytensor
 
 ONNX = "ONNX"
 RAW = "onnxruntime raw"
+DIRECT = "SciPy/NumPy"  # for cases with ``direct``, the same work called directly
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,8 @@ def run_runtime_workload(workload, backends, quick, repeats, target_seconds):
         except Exception as err:
             results[backend.name] = failure(err)
 
+    if getattr(case, "direct", None) is not None:
+        compiled[DIRECT] = Compiled(case.direct, len(case.outputs))
     outputs = first_results(compiled, case, results)
     reference = next((n for n in outputs if n not in (ONNX, RAW)), None)
     calls = {name: entry.call for name, entry in compiled.items()}
@@ -299,7 +302,11 @@ def run_runtime_workload(workload, backends, quick, repeats, target_seconds):
         )
     if ONNX in compiled:
         results[ONNX]["onnx_nodes"] = onnx_node_count(compiled[ONNX].function)
-    return {b.name: results[b.name] for b in backends}
+    return {
+        name: results[name]
+        for name in [b.name for b in backends] + [DIRECT]
+        if name in results
+    }
 
 
 def run_compile_workload(workload, backends, quick, repeats):

@@ -33,6 +33,7 @@ def benchmark_module(name):
 def workload_names():
     names = [w.name for w in benchmark_module("workloads").WORKLOADS]
     names += [w.name for w in benchmark_module("special_workloads").SPECIAL_WORKLOADS]
+    names += [w.name for w in benchmark_module("linalg_workloads").LINALG_WORKLOADS]
     names += [w.name for w in benchmark_module("import_workloads").IMPORT_WORKLOADS]
     if PYMC_INSTALLED:
         names += [w.name for w in benchmark_module("pymc_workloads").PYMC_WORKLOADS]
@@ -69,9 +70,11 @@ def test_every_workload_reports_numbers_or_a_reason(quick_run):
     tmp_path, data = quick_run
 
     assert [w["name"] for w in data["workloads"]] == workload_names()
-    assert data["backends"] == ["ONNX", "onnxruntime raw"]
+    assert data["backends"] == ["ONNX", "onnxruntime raw", "SciPy/NumPy"]
+    compared = {"ONNX", "onnxruntime raw"}
     for workload in data["workloads"]:
-        assert set(workload["results"]) == set(data["backends"]), workload["name"]
+        names = set(workload["results"])
+        assert compared <= names <= set(data["backends"]), workload["name"]
         for result in workload["results"].values():
             assert_reported(result)
     for workload in data["workloads"]:

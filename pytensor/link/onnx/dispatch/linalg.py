@@ -116,6 +116,13 @@ def check_square(a: Value, var, message, exception_type=ValueError) -> Value:
     return a.slice(0, n, axis=1).slice(0, n, axis=2)
 
 
+def static_size(var) -> int | None:
+    """The static number of rows of the square matrices ``var``, if both of
+    their lengths are static and equal."""
+    rows, columns = var.type.shape[-2:]
+    return rows if rows is not None and rows == columns else None
+
+
 NOT_POSITIVE_DEFINITE_B = (
     "The leading minor of b is not positive definite. The factorization of b "
     "could not be completed and no eigenvalues or eigenvectors were computed."

@@ -14,6 +14,7 @@ from pytensor.link.onnx.dispatch.linalg import (
     output_dtype,
     register_stacked,
     register_unsupported,
+    static_size,
     symmetric_eigen,
 )
 from pytensor.link.onnx.numerics.linalg.decomposition.svd import svd, thin_svd
@@ -76,28 +77,31 @@ def square_input(node, a: Value, input_dtype) -> Value:
     return check_square(a, node.inputs[0], NON_SQUARE, np.linalg.LinAlgError)
 
 
-def checked_inverse(a: Value) -> Value:
-    """The inverse of the square stack ``a``; raises ``LinAlgError`` if singular."""
-    a_inverse, singular = inverse(a)
+def checked_inverse(a: Value, size: int | None = None) -> Value:
+    """The inverse of the square stack ``a`` (of ``size`` rows if static);
+    raises ``LinAlgError`` if singular."""
+    a_inverse, singular = inverse(a, size)
     a.builder.require(~singular, np.linalg.LinAlgError, "Singular matrix")
     return a_inverse
 
 
 @register_stacked(MatrixInverse)
 def matrix_inverse_stacked(op, node, a):
-    return [checked_inverse(square_input(node, a, output_dtype(node)))]
+    a = square_input(node, a, output_dtype(node))
+    return [checked_inverse(a, static_size(node.inputs[0]))]
 
 
 @register_stacked(Det)
 def det_stacked(op, node, a):
-    determinants = determinant(square_input(node, a, output_dtype(node)))
+    a = square_input(node, a, output_dtype(node))
+    determinants = determinant(a, static_size(node.inputs[0]))
     return [determinants.squeeze([1, 2])]
 
 
 @register_stacked(SLogDet)
 def slogdet_stacked(op, node, a):
     a = square_input(node, a, output_dtype(node, 1))
-    sign, log_abs = sign_and_log_determinant(a)
+    sign, log_abs = sign_and_log_determinant(a, static_size(node.inputs[0]))
     return [
         sign.squeeze([1, 2]).cast(output_dtype(node, 0)),
         log_abs.squeeze([1, 2]),

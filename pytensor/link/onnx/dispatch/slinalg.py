@@ -14,6 +14,7 @@ from pytensor.link.onnx.dispatch.linalg import (
     output_dtype,
     register_stacked,
     register_unsupported,
+    static_size,
     symmetric_eigen,
 )
 from pytensor.link.onnx.numerics.linalg.constructors import block_diagonal
@@ -117,13 +118,19 @@ def linear_system(op, node, a: Value, b: Value, message: str):
 def cholesky_stacked(op, node, a):
     a = a.cast(output_dtype(node))
     a = check_square(a, node.inputs[0], "Input array is expected to be square")
-    return [cholesky_of_triangle(a, op.lower)]
+    return [cholesky_of_triangle(a, op.lower, static_size(node.inputs[0]))]
 
 
 @register_stacked(SolveTriangular)
 def solve_triangular_stacked(op, node, a, b):
     a, b = linear_system(op, node, a, b, "expected square matrix")
-    x = substitute(a, b, lower=op.lower, unit_diagonal=op.unit_diagonal)
+    x = substitute(
+        a,
+        b,
+        lower=op.lower,
+        unit_diagonal=op.unit_diagonal,
+        size=static_size(node.inputs[0]),
+    )
     if not op.unit_diagonal:
         x = nan_where(has_zero_on_diagonal(a), x)
     return [as_given(x, op.b_ndim)]
@@ -132,21 +139,23 @@ def solve_triangular_stacked(op, node, a, b):
 @register_stacked(CholeskySolve)
 def cholesky_solve_stacked(op, node, c, b):
     c, b = linear_system(op, node, c, b, "The factored matrix c is not square.")
-    return [as_given(cholesky_solve(c if op.lower else mT(c), b), op.b_ndim)]
+    x = cholesky_solve(c if op.lower else mT(c), b, static_size(node.inputs[0]))
+    return [as_given(x, op.b_ndim)]
 
 
 @register_stacked(Solve)
 def solve_stacked(op, node, a, b):
     a, b = linear_system(op, node, a, b, "Input a needs to be a square matrix.")
+    size = static_size(node.inputs[0])
     if op.assume_a == "pos":
-        factor, failed = cholesky(a if op.lower else mT(a))
-        x = cholesky_solve(factor, b)
+        factor, failed = cholesky(a if op.lower else mT(a), size)
+        x = cholesky_solve(factor, b, size)
     else:
         if op.assume_a in ("sym", "her"):
             a = symmetric_from(a, op.lower)
         elif op.assume_a == "tridiagonal":
             a = tridiagonal_band(a)
-        x, failed = solve(a, b)
+        x, failed = solve(a, b, size)
     return [as_given(nan_where(failed, x), op.b_ndim)]
 
 
@@ -216,7 +225,7 @@ NON_SQUARE_LU = "The ONNX backend computes the LU decomposition of square matric
 def lu_stacked(op, node, a):
     a = a.cast(output_dtype(node, -1))
     a = check_square(a, node.inputs[0], NON_SQUARE_LU)
-    lu, permutation, _, _ = lu_factor(a)
+    lu, permutation, _, _ = lu_factor(a, static_size(node.inputs[0]))
     lower, upper = lu_parts(lu)
     # a = p @ lower @ upper with p[permutation[i], i] = 1
     p = positions(a.dim(1), 1).eq(mT(permutation))
@@ -232,7 +241,7 @@ def lu_stacked(op, node, a):
 def lu_factor_stacked(op, node, a):
     a = a.cast(output_dtype(node))
     a = check_square(a, node.inputs[0], NON_SQUARE_LU)
-    lu, _, pivots, singular = lu_factor(a)
+    lu, _, pivots, singular = lu_factor(a, static_size(node.inputs[0]))
     return [nan_where(singular, lu), pivots.squeeze([2]).cast(output_dtype(node, 1))]
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from pytensor.link.onnx.numerics.linalg.blocks import BLOCK
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
     cholesky,
     cholesky_of_triangle,
@@ -47,6 +48,30 @@ def test_lu_factor_is_lapacks():
     assert not singular.any()
 
 
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("n", [1, 3, 6, 12, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")
+def test_lu_factor_pivots_as_lapack_in_every_path(n, static):
+    # unrolled for a static size up to BLOCK, padded to 2, 4, 8 or BLOCK rows
+    # for a dynamic one, else blocked; small integers make ties for the pivots
+    rng = np.random.default_rng(n)
+    a = np.stack([rng.normal(size=(n, n)), rng.integers(-2, 3, (n, n)), np.eye(n)])
+    a[2, :, n // 2] = 0
+    lu, permutation, pivots, singular = evaluate_numerics(
+        lambda x: lu_factor(x, n if static else None), a
+    )
+    for i in range(3):
+        expected_lu, expected_pivots = scipy.linalg.lu_factor(a[i])
+        linalg_close(lu[i], expected_lu)
+        np.testing.assert_array_equal(pivots[i, :, 0], expected_pivots)
+    rows = np.take_along_axis(a, permutation, axis=1)
+    for i in range(2):
+        lower = np.tril(lu[i], -1) + np.eye(n)
+        linalg_close(lower @ np.triu(lu[i]), rows[i])
+    singular_integers = np.linalg.matrix_rank(a[1]) < n
+    np.testing.assert_array_equal(singular.ravel(), [False, singular_integers, True])
+
+
 def test_lu_factor_flags_singular_matrices():
     a = stack(np.ones((3, 3)), np.eye(3))
     *_, singular = evaluate_numerics(lu_factor, a)
@@ -72,6 +97,32 @@ def test_cholesky():
     upper = evaluate_numerics(lambda x: cholesky_of_triangle(x, lower=False), a)
     linalg_close(upper[0], scipy.linalg.cholesky(a[0], lower=False))
     assert np.isnan(upper[1]).all()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [0, 1, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_blocked_cholesky_across_block_boundaries(n, dtype):
+    a = positive_definite(n, dtype, batch=(3,))
+    if n:
+        # not positive definite in its last block only
+        a[2, -1, -1] = -1
+    factor, failed = evaluate_numerics(cholesky, a)
+    assert factor.dtype == dtype
+    for k in range(2):
+        linalg_close(factor[k], np.linalg.cholesky(a[k]))
+    np.testing.assert_array_equal(failed.ravel(), [False, False, n > 0])
+
+
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_cholesky_of_static_and_dynamic_sizes(n, static):
+    # up to BLOCK rows: unrolled for a static size, padded to 2, 4, 8 or
+    # BLOCK rows for a dynamic one; then blocks of at most BLOCK rows
+    a = positive_definite(n, batch=(2,))
+    a[1, -1, -1] = -1
+    factor, failed = evaluate_numerics(lambda x: cholesky(x, n if static else None), a)
+    linalg_close(factor[0], np.linalg.cholesky(a[0]))
+    np.testing.assert_array_equal(failed.ravel(), [False, True])
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])

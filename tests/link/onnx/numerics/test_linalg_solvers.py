@@ -6,6 +6,7 @@ import pytest
 import scipy.linalg
 from scipy.linalg import lapack
 
+from pytensor.link.onnx.numerics.linalg.blocks import BLOCK, lower_triangular_inverse
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import cholesky
 from pytensor.link.onnx.numerics.linalg.solvers.cholesky import cholesky_solve
 from pytensor.link.onnx.numerics.linalg.solvers.general import solve
@@ -42,6 +43,46 @@ def test_substitution_reads_one_triangle(lower, unit_diagonal):
         t[0], b[0], lower=lower, unit_diagonal=unit_diagonal
     )
     linalg_close(x[0], expected)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("n", [0, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_blocked_substitution_across_block_boundaries(n, lower):
+    t = np.stack([triangular(n, lower, unused=1e3) for _ in range(2)])
+    b = rng.normal(size=(2, n, 3))
+    x = evaluate_numerics(lambda t, b: substitute(t, b, lower=lower), t, b)
+    for k in range(2):
+        linalg_close(x[k], scipy.linalg.solve_triangular(t[k], b[k], lower=lower))
+
+
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("unit_diagonal", [False, True])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("n", [1, 3, 6, 11, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_substitution_of_static_and_dynamic_sizes(n, lower, unit_diagonal, static):
+    # up to BLOCK rows: unrolled for a static size, padded to 2, 4, 8 or
+    # BLOCK rows for a dynamic one; then blocks of at most BLOCK rows
+    t = np.stack([triangular(n, lower, unused=1e3) for _ in range(2)])
+    b = rng.normal(size=(2, n, 2))
+    size = n if static else None
+    x = evaluate_numerics(
+        lambda t, b: substitute(
+            t, b, lower=lower, unit_diagonal=unit_diagonal, size=size
+        ),
+        t,
+        b,
+    )
+    for k in range(2):
+        expected = scipy.linalg.solve_triangular(
+            t[k], b[k], lower=lower, unit_diagonal=unit_diagonal
+        )
+        linalg_close(x[k], expected)
+
+
+def test_lower_triangular_inverse_by_doubling():
+    t = np.tril(rng.normal(size=(2, BLOCK, BLOCK))) + 4 * np.eye(BLOCK)
+    inverse = evaluate_numerics(lambda t: lower_triangular_inverse(t, BLOCK), t)
+    linalg_close(inverse, np.linalg.inv(t))
 
 
 def test_solve_and_singular_flags():

@@ -11,11 +11,11 @@ from pytensor.link.onnx.value import Value, where
 PINV_RCOND = 1e-15
 
 
-def inverse(a: Value):
-    """The inverse of the square stack ``a``, and whether ``a`` is singular
-    (``(batch, 1, 1)`` bool)."""
+def inverse(a: Value, size: int | None = None):
+    """The inverse of the square stack ``a`` (of ``size`` rows if static), and
+    whether ``a`` is singular (``(batch, 1, 1)`` bool)."""
     n = a.dim(1)
-    return solve(a, identity(n, n, a.dtype).expand(a.shape()))
+    return solve(a, identity(n, n, a.dtype).expand(a.shape()), size)
 
 
 def inverse_of_nonnegligible(values: Value, magnitudes: Value, rcond) -> Value:

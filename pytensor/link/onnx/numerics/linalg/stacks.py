@@ -49,8 +49,20 @@ def identity(rows: Value, columns: Value, dtype) -> Value:
     return diagonal_mask(rows, columns).cast(dtype)
 
 
-def diagonal(x: Value, axis: int) -> Value:
-    """The diagonal of the square stack ``x`` as columns (``axis=2``) or rows (1)."""
+def static_masks(x: Value, size: int):
+    """The masks of the diagonal and of the lower triangle of ``(1, size,
+    size)`` matrices, as constants of ``x``'s graph."""
+    return (
+        x.constant(np.eye(size, dtype=bool)[None], "bool"),
+        x.constant(np.tri(size, dtype=bool)[None], "bool"),
+    )
+
+
+def diagonal(x: Value, axis: int, size: int | None = None) -> Value:
+    """The diagonal of the square stack ``x`` (of ``size`` rows if static) as
+    columns (``axis=2``) or rows (1)."""
+    if size is not None:
+        return where(static_masks(x, size)[0], x, 0).sum([axis])
     n = x.dim(1)
     return where(diagonal_mask(n, n), x, 0).sum([axis])
 
@@ -120,7 +132,8 @@ def sort(x: Value, n: Value, ascending: bool):
 
 
 def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
-    """Run ``step`` in an ONNX ``Loop`` and return the final ``states``.
+    """Run ``step`` in an ONNX ``Loop`` and return the final ``states``, followed
+    by its scan outputs.
 
     Parameters
     ----------
@@ -132,7 +145,9 @@ def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
         ``step(iteration, *states)`` adds the nodes of one iteration to the
         loop body, in which values of the enclosing graph must be read
         through `Value.into`, and returns the new states, preceded by a 0-d
-        bool (whether to go on) if ``more`` is given.
+        bool (whether to go on) if ``more`` is given, and followed by the scan
+        outputs of the iteration: arrays of rank 3 of one shape in every
+        iteration, returned stacked along a new leading axis.
     more
         A 0-d bool array: whether to run the first iteration.
     """
@@ -156,11 +171,11 @@ def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
         "Loop",
         [trip_count.name, "" if more is None else more.name]
         + [state.name for state in states],
-        n_outputs=len(states),
+        n_outputs=len(results),
         body=body.make_graph(),
         hint=hint,
     )
     return [
-        builder.value(name, state.dtype)
-        for name, state in zip(outputs, states, strict=True)
+        builder.value(name, result.dtype)
+        for name, result in zip(outputs, results, strict=True)
     ]

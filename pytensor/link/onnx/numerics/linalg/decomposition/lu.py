@@ -1,15 +1,43 @@
-"""LU decomposition with partial pivoting (LAPACK's ``getf2``) and its permutations."""
+"""LU decomposition with partial pivoting, blocked (LAPACK's ``getrf``), and
+its permutations.
 
+A ``Loop`` runs over blocks of `BLOCK` columns (fewer for a static size,
+`~pytensor.link.onnx.numerics.linalg.blocks.block_size`) (Golub and Van Loan, *Matrix
+Computations*, 4th ed., section 3.4.9). Each iteration factors the panel of
+the block's columns with straight-line code, one step of ``getf2`` per
+column: the pivot is the first largest absolute value in the column on or
+below the diagonal, as LAPACK's ``idamax`` picks it, and the panel's own
+rows are swapped as LAPACK swaps them; the rows of the rest of the matrix
+then follow in one ``Gather``, the block row right of the panel is solved
+with the inverse of the panel's unit lower triangle, and the trailing matrix
+is updated with one ``MatMul``. A matrix of at most `BLOCK` rows is one
+panel, without a ``Loop``
+(`~pytensor.link.onnx.numerics.linalg.blocks.by_size`).
+"""
+
+import numpy as np
+
+from pytensor.link.onnx.numerics.linalg.blocks import (
+    block_count,
+    block_size,
+    by_size,
+    cut,
+    lower_triangular_inverse,
+    padded,
+    padded_to,
+    unstacked,
+)
 from pytensor.link.onnx.numerics.linalg.stacks import (
+    diagonal,
     identity,
     loop,
     lower_triangle,
-    none_of,
     positions,
     stack_shape,
+    static_masks,
     upper_triangle,
 )
-from pytensor.link.onnx.value import Value, where
+from pytensor.link.onnx.value import Value, arange, concat, where
 
 
 def swap_rows(x: Value, k: Value, p: Value, rows: Value) -> Value:
@@ -19,8 +47,47 @@ def swap_rows(x: Value, k: Value, p: Value, rows: Value) -> Value:
     return where(rows.eq(k), row_p, where(rows.eq(p), row_k, x))
 
 
-def lu_factor(a: Value):
-    """LU decomposition with partial pivoting of the square stack ``a`` (``getf2``).
+def factor_panel(panel: Value, columns: int, width: int):
+    """``getf2`` on the first ``columns`` columns of the stack ``panel`` of
+    ``m >= columns`` rows and ``width`` columns, unrolled.
+
+    A last column after these holds the number of each row (as a float):
+    the steps move it with its row and leave it as it is.
+
+    Returns ``panel`` with its rows in the order of the pivoting, ``L`` below
+    the diagonal of its first ``columns`` columns and ``U`` on and above it,
+    the rest of its columns eliminated; and the pivots ``(batch, columns,
+    1)`` int64: row ``c`` was swapped with row ``c + pivots[c]``.
+    """
+    rows = arange(panel.dim(1)).unsqueeze([0, 2])
+    row_shape = stack_shape(panel, 1, width + 1)
+    at = np.arange(width + 1)
+    done, pivots, rest = [], [], panel
+    for c in range(columns):
+        candidates = abs(rest.slice(c, c + 1, axis=2))
+        p = candidates.apply("ArgMax", candidates, axis=1, keepdims=1)
+        pivot_row = rest.take_along(p.expand(row_shape), axis=1)
+        swapped = where(
+            (rows.slice(0, -c, axis=1) if c else rows).eq(p),
+            rest.slice(0, 1, axis=1),
+            rest,
+        )
+        rest = swapped.slice(1, None, axis=1)
+        pivot = pivot_row.slice(c, c + 1, axis=2)
+        multipliers = rest.slice(c, c + 1, axis=2) / where(pivot.eq(0), 1, pivot)
+        right = rest.constant(((at > c) & (at < width)).astype(rest.dtype))
+        update = rest - multipliers @ (pivot_row * right)
+        rest = where(rest.constant(at == c, "bool"), multipliers, update)
+        done.append(pivot_row)
+        pivots.append(p)
+    if not pivots:
+        return rest, None
+    return concat([*done, rest], axis=1), concat(pivots, axis=1)
+
+
+def lu_factor(a: Value, size: int | None = None):
+    """LU decomposition with partial pivoting of the square stack ``a`` (of
+    ``size`` rows if static), as LAPACK's ``getrf``.
 
     Returns
     -------
@@ -36,27 +103,87 @@ def lu_factor(a: Value):
         ``(batch, 1, 1)`` bool: whether a pivot is exactly zero.
     """
     n = a.dim(1)
-    rows, columns = positions(n, 1), positions(n, 2)
-    rows_in_order = rows.expand(stack_shape(a, a.shape(1, 2), 1))
 
-    def step(k, lu, permutation, pivots, singular):
-        rows_, columns_ = rows.into(k.builder), columns.into(k.builder)
-        at_k = k.unsqueeze([0])
-        candidates = where(rows_ >= k, abs(lu.take(at_k, axis=2)), -1)
-        p = candidates.apply("ArgMax", candidates, axis=1, keepdims=1)
-        lu = swap_rows(lu, at_k, p, rows_)
-        permutation = swap_rows(permutation, at_k, p, rows_)
-        pivots = where(rows_.eq(k), p, pivots)
-        pivot_row = lu.take(at_k, axis=1)
-        pivot = pivot_row.take(at_k, axis=2)
-        is_zero = pivot.eq(0)
-        below = rows_ > k
-        multipliers = where(below, lu.take(at_k, axis=2) / where(is_zero, 1, pivot), 0)
-        lu = lu - multipliers * where(columns_ > k, pivot_row, 0)
-        lu = where(columns_.eq(k) & below, multipliers, lu)
-        return lu, permutation, pivots, singular | is_zero
+    def unrolled(bound):
+        lu, permutation, pivots = factor_square(
+            padded_to(a, bound, square=True, size=size), bound
+        )
+        if size == bound:
+            return [lu, permutation, pivots]
+        return [cut(lu, n, [1, 2]), cut(permutation, n, [1]), cut(pivots, n, [1])]
 
-    return loop(n, [a, rows_in_order, rows_in_order, none_of(a)], step, hint="lu")
+    lu, permutation, pivots = by_size(
+        n, size, unrolled, lambda: blocked(a, n, block_size(size))
+    )
+    return lu, permutation, pivots, diagonal(lu, 2).eq(0).any_along([1])
+
+
+def with_row_numbers(x: Value) -> Value:
+    """``x`` with a last column holding the number of each row, as a float."""
+    numbers = arange(x.dim(1)).unsqueeze([0, 2]).cast(x.dtype)
+    return concat([x, numbers.expand(stack_shape(x, x.shape(1, 2), 1))], axis=2)
+
+
+def split_row_numbers(x: Value, width: int):
+    """The first ``width`` columns of ``x`` and the row numbers after them, int64."""
+    return x.slice(0, width, axis=2), x.slice(width, None, axis=2).cast("int64")
+
+
+def factor_square(a: Value, size: int):
+    """`lu_factor`'s ``lu``, ``permutation`` and ``pivots`` of the stack ``a``
+    of static ``size``: one unrolled panel."""
+    factored, pivots = factor_panel(with_row_numbers(a), size - 1, size)
+    lu, permutation = split_row_numbers(factored, size)
+    last = permutation.slice(0, 1, axis=1) * 0 + (size - 1)
+    if size == 1:
+        return lu, permutation, last
+    steps = a.indices(np.arange(size - 1)[None, :, None])
+    return lu, permutation, concat([pivots + steps, last], axis=1)
+
+
+def blocked(a: Value, n: Value, block: int):
+    """`lu_factor`'s ``lu``, ``permutation`` and ``pivots`` of the stack ``a``
+    of ``n`` rows, by a ``Loop`` over its blocks of columns.
+
+    The ``Loop`` carries the rows not yet finished, all their columns, and
+    their numbers in ``a``; each iteration finishes ``block`` of them.
+    """
+
+    def step(j, rows, numbers):
+        on_diagonal, lower = static_masks(j, block)
+        start = (j * block).unsqueeze([0])
+        panel = with_row_numbers(rows.slice(start, start + block, axis=2))
+        factored, pivots = factor_panel(panel, block, block)
+        panel, permutation = split_row_numbers(factored, block)
+        rows = rows.take_along(permutation.expand(rows.shape()), axis=1)
+        numbers = numbers.take_along(permutation, axis=1)
+        left = rows.slice(0, start, axis=2)
+        right = rows.slice(start + block, None, axis=2)
+        top, below = panel.slice(0, block, axis=1), panel.slice(block, None, axis=1)
+        unit_lower = where(on_diagonal, 1, where(lower, top, 0))
+        u12 = lower_triangular_inverse(unit_lower, block) @ right.slice(0, block, 1)
+        trailing = right.slice(block, None, axis=1) - below @ u12
+        finished = concat([left.slice(0, block, axis=1), top, u12], axis=2)
+        rows = concat([left.slice(block, None, axis=1), below, trailing], axis=2)
+        steps = j.indices(np.arange(block)[None, :, None])
+        return (
+            rows,
+            numbers.slice(block, None, axis=1),
+            finished,
+            numbers.slice(0, block, axis=1),
+            pivots + steps + start,
+        )
+
+    x = padded(a, block, square=True)
+    numbers = positions(x.dim(1), 1).expand(stack_shape(x, x.shape(1, 2), 1))
+    _, _, lu, permutation, pivots = loop(
+        block_count(n, block), [x, numbers], step, hint="lu"
+    )
+    return [
+        cut(unstacked(lu, n, axis=1), n, [2]),
+        unstacked(permutation, n, axis=1),
+        unstacked(pivots, n, axis=1),
+    ]
 
 
 def lu_parts(lu: Value):
