@@ -54,6 +54,18 @@ def onnx_funcify(op, node=None, builder=None, inputs=None, **kwargs):
     raise NotImplementedError(f"No ONNX conversion for the Op {op}")
 
 
+def register_all(op_classes):
+    """Register the decorated converter for every class of ``op_classes``
+    (for instance the keys of a table from Op class to ONNX operator)."""
+
+    def register(converter):
+        for op_class in op_classes:
+            onnx_funcify.register(op_class)(converter)
+        return converter
+
+    return register
+
+
 @dataclass(frozen=True)
 class ONNXGraph:
     """A PyTensor ``FunctionGraph`` converted to ONNX.

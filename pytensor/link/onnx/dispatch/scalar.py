@@ -12,7 +12,7 @@ import numpy as np
 import pytensor.scalar.basic as ps
 from pytensor.graph.basic import Constant
 
-from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.basic import onnx_funcify, register_all
 from pytensor.link.onnx.kernels import WRONG_RESULTS, widened_kernel_dtype
 from pytensor.link.onnx.numerics.division import (
     float_floor_divide,
@@ -84,9 +84,7 @@ ARITHMETIC = {ps.Add: "Add", ps.Mul: "Mul", ps.Sub: "Sub"}
 BOOL_ARITHMETIC = {ps.Add: "Or", ps.Mul: "And", ps.Maximum: "Or", ps.Minimum: "And"}
 
 
-@onnx_funcify.register(ps.Add)
-@onnx_funcify.register(ps.Mul)
-@onnx_funcify.register(ps.Sub)
+@register_all(ARITHMETIC)
 def onnx_funcify_arithmetic(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     args = cast_all(builder, node, inputs, dtype)
@@ -98,8 +96,7 @@ def onnx_funcify_arithmetic(op, node, builder, inputs, **kwargs):
 EXTREMUM = {ps.Maximum: "Max", ps.Minimum: "Min"}
 
 
-@onnx_funcify.register(ps.Maximum)
-@onnx_funcify.register(ps.Minimum)
+@register_all(EXTREMUM)
 def onnx_funcify_extremum(op, node, builder, inputs, **kwargs):
     # onnxruntime's Max and Min propagate NaN like np.maximum and np.minimum
     dtype, op_type = output_dtype(node), EXTREMUM[type(op)]
@@ -182,13 +179,7 @@ UNARY = {
 }
 
 
-@onnx_funcify.register(ps.Exp)
-@onnx_funcify.register(ps.Log)
-@onnx_funcify.register(ps.Sqrt)
-@onnx_funcify.register(ps.Reciprocal)
-@onnx_funcify.register(ps.Tanh)
-@onnx_funcify.register(ps.Sign)
-@onnx_funcify.register(ps.RoundHalfToEven)
+@register_all(UNARY)
 def onnx_funcify_unary(op, node, builder, inputs, **kwargs):
     [x] = cast_all(builder, node, inputs, output_dtype(node))
     return [builder.add(UNARY[type(op)], [x])]
@@ -203,8 +194,7 @@ def onnx_funcify_Exp2(op, node, builder, inputs, **kwargs):
 LOG_BASES = {ps.Log2: 2, ps.Log10: 10}
 
 
-@onnx_funcify.register(ps.Log2)
-@onnx_funcify.register(ps.Log10)
+@register_all(LOG_BASES)
 def onnx_funcify_log_base(op, node, builder, inputs, **kwargs):
     [x] = cast_values(builder, node, inputs, output_dtype(node))
     return [log_base(x, LOG_BASES[type(op)]).name]
@@ -229,10 +219,7 @@ ROUNDING = {
 }
 
 
-@onnx_funcify.register(ps.Floor)
-@onnx_funcify.register(ps.Ceil)
-@onnx_funcify.register(ps.Trunc)
-@onnx_funcify.register(ps.RoundHalfAwayFromZero)
+@register_all(ROUNDING)
 def onnx_funcify_rounding(op, node, builder, inputs, **kwargs):
     [x] = cast_values(builder, node, inputs, output_dtype(node))
     if np.dtype(input_dtypes(node)[0]).kind != "f":
@@ -285,8 +272,7 @@ DIVISION = {
 }
 
 
-@onnx_funcify.register(ps.IntDiv)
-@onnx_funcify.register(ps.Mod)
+@register_all(DIVISION)
 def onnx_funcify_division(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     for_integers, for_floats = DIVISION[type(op)]
@@ -307,12 +293,7 @@ COMPARISONS = {
 }
 
 
-@onnx_funcify.register(ps.LT)
-@onnx_funcify.register(ps.GT)
-@onnx_funcify.register(ps.LE)
-@onnx_funcify.register(ps.GE)
-@onnx_funcify.register(ps.EQ)
-@onnx_funcify.register(ps.NEQ)
+@register_all(COMPARISONS)
 def onnx_funcify_comparison(op, node, builder, inputs, **kwargs):
     op_type = COMPARISONS[type(op)]
     x_dtype, y_dtype = input_dtypes(node)
@@ -346,10 +327,7 @@ BITWISE = {
 }
 
 
-@onnx_funcify.register(ps.AND)
-@onnx_funcify.register(ps.OR)
-@onnx_funcify.register(ps.XOR)
-@onnx_funcify.register(ps.Invert)
+@register_all(BITWISE)
 def onnx_funcify_bitwise(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     if np.dtype(dtype).kind == "f":

@@ -63,17 +63,22 @@ def dft_along(node, x, length, axis):
     return cast(result / cast(n, x.dtype), x.dtype) if inverse else result
 
 
+def uncropped_lengths(x, kernel, strides, dilations, output_padding):
+    """The spatial lengths of a transposed convolution of ``x`` before cropping."""
+    return [
+        strides[i] * (x.shape[2 + i] - 1)
+        + output_padding[i]
+        + (kernel[i] - 1) * dilations[i]
+        + 1
+        for i in range(len(kernel))
+    ]
+
+
 def transposed_pads(node, x, kernel, strides, dilations, output_padding):
     """Begin and end pads of each spatial dim, from the attributes."""
     n = len(kernel)
     lengths = [x.shape[2 + i] for i in range(n)]
-    full = [
-        strides[i] * (lengths[i] - 1)
-        + output_padding[i]
-        + (kernel[i] - 1) * dilations[i]
-        + 1
-        for i in range(n)
-    ]
+    full = uncropped_lengths(x, kernel, strides, dilations, output_padding)
     output_shape = node.attr("output_shape")
     auto_pad = node.attr("auto_pad", "NOTSET")
     if output_shape is None and auto_pad in ("NOTSET", "VALID"):
@@ -112,15 +117,8 @@ def conv_transpose(node, x, w, bias=None):
 
 def scatter_kernel(x, w, kernel, strides, dilations, output_padding):
     """The uncropped transposed convolution of ``x`` (N, C, ...) with ``w`` (C, M, ...)."""
-    n = len(kernel)
-    lengths = [x.shape[2 + i] for i in range(n)]
-    full = [
-        strides[i] * (lengths[i] - 1)
-        + output_padding[i]
-        + (kernel[i] - 1) * dilations[i]
-        + 1
-        for i in range(n)
-    ]
+    lengths = [x.shape[2 + i] for i in range(len(kernel))]
+    full = uncropped_lengths(x, kernel, strides, dilations, output_padding)
     y = pt.zeros((x.shape[0], w.shape[1], *full), dtype=x.dtype)
     for offset in np.ndindex(*kernel):
         term = pt.tensordot(x, w[(slice(None), slice(None), *offset)], axes=[[1], [0]])

@@ -10,7 +10,8 @@ from pytensor.link.onnx.value import Value, where
 def least_squares(a: Value, b: Value, rcond: Value):
     """``numpy.linalg.lstsq(a, b, rcond)`` for a stack of one matrix ``a`` and
     one matrix ``b``: singular values below ``rcond`` times the largest count
-    as zeros (a negative ``rcond`` means the machine precision).
+    as zeros (an ``rcond`` outside ``(0, 1)`` means the machine precision, as
+    in LAPACK's ``gelsd``).
 
     Returns
     -------
@@ -26,7 +27,8 @@ def least_squares(a: Value, b: Value, rcond: Value):
     """
     m, n = a.dim(1), a.dim(2)
     singular_values, w, v, k = thin_svd(a, transposed=False)
-    rcond = where(rcond < 0, float(np.finfo(a.dtype).eps), rcond)
+    outside = (rcond <= 0) | (rcond >= 1)
+    rcond = where(outside, float(np.finfo(a.dtype).eps), rcond)
     kept = singular_values > singular_values.max([2]) * rcond
     rank = kept.cast("int64").sum([2])
     weights = where(kept, 1 / where(kept, singular_values, 1) ** 2, 0)
