@@ -342,14 +342,19 @@ def test_max_opset_is_the_newest_onnxruntime_loads(target):
         export_onnx(mlp_graph(), opset=16, target=target)
 
 
-def test_installed_onnxruntime_rejects_the_opset_after_max():
+def test_installed_onnxruntime_loads_the_measured_max_opset_and_not_the_next():
     probe = probe_kernels()
     opset_model, run_onnxruntime = probe.opset_model, probe.run_onnxruntime
 
     newest = TARGETS["onnxruntime"].max_opset
-    results, _ = run_onnxruntime([opset_model(newest), opset_model(newest + 1)])
+    # The probe cannot build models beyond the newest opset onnx knows
+    known = onnx.defs.onnx_opset_version()
+    assert newest <= known
+    models = [opset_model(opset) for opset in range(newest, min(newest + 1, known) + 1)]
+    results, _ = run_onnxruntime(models)
     assert results[0] == "ok"
-    assert "opset" in results[1].lower()
+    if newest < known:
+        assert "opset" in results[1].lower()
 
 
 def test_without_target_any_opset_onnx_knows_is_accepted():
