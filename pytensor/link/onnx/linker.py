@@ -4,6 +4,7 @@ from pytensor.link.basic import JITLinker
 from pytensor.link.utils import raise_with_op
 
 from pytensor.link.onnx.rewrites import INCOMPATIBLE_REWRITES, REQUIRED_REWRITES
+from pytensor.link.onnx.session import ONNXRuntimeFailure
 
 
 class ONNXLinker(JITLinker):
@@ -133,6 +134,9 @@ class ONNXLinker(JITLinker):
                 if updates:
                     return run_and_update(run, values, cells, updates)
                 return store(run(*values), output_cells)
+            except ONNXRuntimeFailure:
+                raise  # it names the node already; PyTensor 2's raise_with_op
+                # would re-create it from its message, without its `node`
             except Exception:
                 if not output_nodes:
                     raise
