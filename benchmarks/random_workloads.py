@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 import pytensor.tensor as pt
 from report import cpu_model
-from workloads import Case, Workload
+from workloads import Case
 
 import pytensor
 
@@ -52,29 +52,17 @@ DISTRIBUTIONS = {
 }
 
 
-def draws_case(draw, size, update=True):
-    """Draws of ``size``; the suite's runner resets shared values with ``copy()``,
-    which generators lack, so its workloads leave the generator as it is."""
+def draws_case(draw, size):
+    """Draws of ``size`` that advance the generator."""
 
     def build(quick):
         rng = pytensor.shared(np.random.default_rng(0), name="rng")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             x = draw(rng, (100 if quick else size,))
-        updates = [(rng, x.owner.outputs[0])] if update else []
-        return Case([], [x], [], updates=updates)
+        return Case([], [x], [], updates=[(rng, x.owner.outputs[0])])
 
     return build
-
-
-RANDOM_WORKLOADS = [
-    Workload(
-        f"random {name} x1e5",
-        f"10**5 {name} draws",
-        draws_case(draw, 10**5, update=False),
-    )
-    for name, (draw, _) in DISTRIBUTIONS.items()
-]
 
 
 def best_seconds(call, repeats):
