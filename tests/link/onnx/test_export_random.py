@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -258,3 +259,17 @@ def test_onnxruntime_web_draws_what_onnxruntime_draws(tmp_path):
     draws, next_key = run_model(model, {"x": x_value, "rng": key})
     np.testing.assert_allclose(result["y"], draws, rtol=1e-12)
     assert int(result["next"]) == int(next_key)
+
+
+@pytest.mark.slow
+def test_posterior_predictive_example_runs_its_export_in_onnxruntime(tmp_path):
+    model = tmp_path / "posterior_predictive.onnx"
+    script = Path(__file__).parents[3] / "examples" / "posterior_predictive_export.py"
+
+    result = subprocess.run(
+        [sys.executable, script, model], cwd=tmp_path, capture_output=True, text=True
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "agree with the reference within Monte Carlo error" in result.stdout
+    assert model.exists()
