@@ -17,6 +17,9 @@ az = pytest.importorskip("arviz")
 import pytensor.link.onnx  # noqa: E402, F401  (registers mode="ONNX")
 
 
+pytestmark = pytest.mark.slow
+
+
 DRAWS = 400
 SEED = 20261124
 STANDARD_ERRORS = 6
