@@ -125,6 +125,20 @@ def test_a_generator_without_update_has_a_key_input_and_no_advanced_key():
     assert not np.array_equal(first[0], other)
 
 
+def test_unnamed_generators_are_numbered_keys_apart_from_weights():
+    x = pt.vector("x")
+    scale = pytensor.shared(np.array(2.0))
+    first, second = (pytensor.shared(np.random.default_rng(i)) for i in range(2))
+    draws = pt.random.normal(size=x.shape, rng=first) + pt.random.normal(rng=second)
+    fn = pytensor.function([x], x + scale * draws)
+
+    model = export_onnx(fn)
+
+    assert [i.name for i in model.graph.input] == ["x", "key_0", "key_1"]
+    assert "weight_0" in {t.name for t in model.graph.initializer}
+    assert random_keys(model) == {"key_0": None, "key_1": None}
+
+
 def test_default_updates_give_the_advanced_key():
     rng = pytensor.shared(np.random.default_rng(0))
     x, y, rng.default_update = noisy_sum(rng)

@@ -1,5 +1,6 @@
 """Export PyTensor graphs as ONNX model files to deploy."""
 
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -480,23 +481,22 @@ class InputOutputNames:
 
     @classmethod
     def of(cls, graph: ExportableGraph, input_renames, output_renames):
+        """Default names (unnamed random generators are ``key_<i>``), then renames."""
         unique = UniqueNames()
+        keys = (f"key_{i}" for i in itertools.count())
 
-        def defaults(variables, names, prefix):
-            return [
-                unique.reserve(
-                    name or f"{'key' if is_random_generator(var) else prefix}_{i}"
-                )
-                for i, (var, name) in enumerate(zip(variables, names, strict=True))
-            ]
+        def defaults(names, prefix, variables=None):
+            def default(i):
+                if variables is not None and is_random_generator(variables[i]):
+                    return next(keys)
+                return f"{prefix}_{i}"
 
-        fgraph = graph.fgraph
-        inputs = defaults(graph.explicit_inputs, graph.input_names, "input")
-        weights = defaults(
-            graph.weight_inputs, [w.name for w in graph.weight_inputs], "weight"
-        )
-        own_outputs = fgraph.outputs[: len(graph.output_names)]
-        outputs = defaults(own_outputs, graph.output_names, "output")
+            return [unique.reserve(name or default(i)) for i, name in enumerate(names)]
+
+        weight_names = [w.name for w in graph.weight_inputs]
+        inputs = defaults(graph.input_names, "input", graph.explicit_inputs)
+        weights = defaults(weight_names, "weight", graph.weight_inputs)
+        outputs = defaults(graph.output_names, "output")
         inputs = renamed(inputs, input_renames, "input")
         outputs = renamed(outputs, output_renames, "output")
         all_inputs = inputs + weights
