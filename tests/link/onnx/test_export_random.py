@@ -78,6 +78,17 @@ def test_shared_generator_becomes_a_key_input_and_its_update_a_key_output(
     assert next_key != key
 
 
+def test_updates_of_other_shared_variables_stay_out_of_the_model():
+    rng = pytensor.shared(np.random.default_rng(1), name="rng")
+    calls = pytensor.shared(np.int64(0), name="calls")
+    x, y, next_rng = noisy_sum(rng)
+    fn = pytensor.function([x], y, updates={rng: next_rng, calls: calls + 1})
+
+    model = export_onnx(fn)
+
+    assert [o.name for o in model.graph.output] == ["y", "rng_next"]
+
+
 def test_the_advanced_key_continues_the_stream_of_the_draws_that_follow():
     rng = pytensor.shared(np.random.default_rng(2), name="rng")
     next_rng, first = pt.random.normal(size=4, rng=rng).owner.outputs
