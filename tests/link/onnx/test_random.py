@@ -28,7 +28,6 @@ from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
-from pytensor.link.onnx import UnsupportedGraphError, export_onnx
 from pytensor.link.onnx.dispatch import random as random_dispatch
 from tests.link.onnx.utils import onnx_model_of
 
@@ -626,11 +625,3 @@ def test_random_generators_inside_scan_raise():
     outputs, updates = result
     with pytest.raises(NotImplementedError, match="random generator"):
         pytensor.function([], outputs, updates=updates, mode="ONNX")
-
-
-def test_export_raises_for_random_generators():
-    fn, _ = sampler(pt.random.normal, 0.0, 1.0, size=(3,))
-    with pytest.raises(
-        UnsupportedGraphError, match=r"(?s)rng: it is a random generator"
-    ):
-        export_onnx(fn)

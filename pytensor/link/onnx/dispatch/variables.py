@@ -55,9 +55,9 @@ RANDOM_GENERATOR_OPS = (RandomVariable, DeepCopyOp, ViewOp)
 
 
 RANDOM_GENERATOR_REASON = (
-    "it is a random generator. Only the functions compiled with mode='ONNX' take "
-    "and return random generators, and only RandomVariable Ops use them; exported "
-    "models and inner graphs (Scan, OpFromGraph) cannot."
+    "it is a random generator. Random generators are model inputs and outputs "
+    "(as keys, with mode='ONNX' and export_onnx) and inputs of RandomVariable Ops; "
+    "inner graphs (Scan, OpFromGraph) cannot take them."
 )
 
 
