@@ -199,6 +199,26 @@ def test_while_loop(n_steps, mode):
     )
 
 
+@pytest.mark.parametrize("n_steps", [2, 20])
+def test_while_loop_with_boolean_states(n_steps):
+    # the outer buffers of a while loop are padded past its last step
+    x = pt.scalar("x")
+    n = pt.lscalar("n")
+    xs, above, crossed = scan(
+        lambda x_tm1, above_tm1: (
+            (x_tm1 * 2, above_tm1 | (x_tm1 > 10), x_tm1 > 20),
+            until(x_tm1 * 2 > 50),
+        ),
+        outputs_info=[x, x < 0, None],
+        n_steps=n,
+    )
+    compare_onnx_and_py(
+        [x, n],
+        [xs, above, crossed, above[-1]],
+        [np.float64(1.0), np.int64(n_steps)],
+    )
+
+
 def test_while_loop_over_a_sequence():
     s = pt.vector("s", dtype="int32")
 

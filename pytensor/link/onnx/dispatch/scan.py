@@ -80,7 +80,7 @@ def outer_buffer(trace: Value, size: Value, missing_steps=None) -> Value:
     """
     length = trace.dim(0)
     n_zeros = maximum(size - length, size.constant(0))
-    zeros = trace.constant(0).expand(
+    zeros = trace.constant(0, trace.dtype).expand(
         concat([n_zeros.unsqueeze([0]), trace.shape(1)], 0)
     )
     padded = concat([trace, zeros], axis=0)
