@@ -1,7 +1,8 @@
 """PyMC's forward samplers that draw inside ``Scan`` loops, under mode="ONNX".
 
-``pm.AR``, ``pm.GaussianRandomWalk`` and a ``pm.CustomDist`` whose ``dist``
-runs a ``pytensor.scan`` with ``collect_default_updates`` are sampled with
+``pm.AR``, ``pm.GaussianRandomWalk``, a ``pm.CustomDist`` whose ``dist``
+runs a ``pytensor.scan`` with ``collect_default_updates``, and ``pm.Truncated``
+of a discrete distribution (a rejection loop: a while ``Scan``) are sampled with
 ``pm.sample_prior_predictive(compile_kwargs={"mode": "ONNX"})``. The draws
 cannot equal those of PyMC's default mode, so these tests check their
 distribution (at fixed seeds), that a seed reproduces them, and that the ONNX
@@ -21,6 +22,12 @@ from tests.link.onnx.utils import MIN_P_VALUE
 
 pm = pytest.importorskip("pymc")
 from pymc.pytensorf import collect_default_updates  # noqa: E402
+
+
+# PyTensor 2.38 deprecates the Scan updates that PyMC's idiom returns
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Scan return signature:DeprecationWarning"
+)
 
 
 RHO = 0.7
@@ -58,16 +65,9 @@ def custom_ar(initial, rho, n_steps, size):
         x = rho * previous + pm.Normal.dist(0.0, 1.0)
         return x, collect_default_updates([x])
 
-    with warnings.catch_warnings():
-        # PyTensor 2.38 deprecates the updates that PyMC's idiom returns
-        warnings.simplefilter("ignore", DeprecationWarning)
-        xs, _ = pytensor.scan(
-            step,
-            outputs_info=[initial],
-            non_sequences=[rho],
-            n_steps=n_steps,
-            strict=True,
-        )
+    xs, _ = pytensor.scan(
+        step, outputs_info=[initial], non_sequences=[rho], n_steps=n_steps, strict=True
+    )
     return xs
 
 
@@ -77,6 +77,12 @@ def custom_dist_model():
         pm.CustomDist(
             "x", initial, pt.constant(RHO), N_STEPS, dist=custom_ar, shape=(N_STEPS,)
         )
+    return model
+
+
+def truncated_poisson_model():
+    with pm.Model() as model:
+        pm.Truncated("x", pm.Poisson.dist(3.0), lower=1, upper=4, shape=(N_STEPS,))
     return model
 
 
@@ -125,8 +131,24 @@ def test_random_walk_increments_are_iid_normal():
     assert abs(lagged[0, 1]) < 5 / np.sqrt(increments.size)
 
 
+def test_truncated_poisson_frequencies_and_reproduction():
+    model = truncated_poisson_model()
+    draws = prior(model, seed=5).ravel()
+    again = prior(model, seed=5, draws=100).ravel()
+    np.testing.assert_array_equal(again, draws[: again.size])
+    assert not np.array_equal(prior(model, seed=6, draws=100).ravel(), again)
+    support = np.arange(1, 5)
+    expected = stats.poisson(3.0).pmf(support)
+    expected *= draws.size / expected.sum()
+    observed = (draws[:, None] == support).sum(axis=0)
+    assert observed.sum() == draws.size
+    assert stats.chisquare(observed, expected).pvalue > MIN_P_VALUE
+
+
 @pytest.mark.parametrize(
-    "build", [ar_model, random_walk_model, custom_dist_model], ids=lambda f: f.__name__
+    "build",
+    [ar_model, random_walk_model, custom_dist_model],
+    ids=lambda f: f.__name__,
 )
 def test_a_seed_reproduces_the_draws_which_are_the_onnx_modes(build):
     model = build()
