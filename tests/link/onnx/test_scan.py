@@ -601,6 +601,41 @@ def test_explicit_generator_carried_as_state():
     assert not np.isin(fn(advanced)[1], first).any()
 
 
+MAX_UNROLLED = 6
+
+
+@cache
+def scanned_and_unrolled_draws():
+    """Functions of a generator: the draws of a Scan of ``n`` steps, and those of
+    `MAX_UNROLLED` ``RandomVariable`` nodes chained one after the other."""
+    rng = random_generator_type("rng")
+    n = pt.lscalar("n")
+
+    def step(rng):
+        return random_variable(pt.random.normal, 0.0, 1.0, rng=rng, size=(2,))
+
+    _, scanned = scan(step, outputs_info=[rng, None], n_steps=n)
+    unrolled, next_rng = [], rng
+    for _ in range(MAX_UNROLLED):
+        next_rng, draws = step(next_rng)
+        unrolled.append(draws)
+    return (
+        pytensor.function([rng, n], scanned, mode="ONNX"),
+        pytensor.function([rng], pt.stack(unrolled), mode="ONNX"),
+    )
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_steps=st.integers(0, MAX_UNROLLED))
+def test_each_step_draws_like_the_next_node_of_a_chain(seed, n_steps):
+    # the generator a step leaves is the one the next step draws from, exactly
+    # as for RandomVariable nodes chained outside a loop
+    scanned, unrolled = scanned_and_unrolled_draws()
+    generator = np.random.default_rng(seed)
+    np.testing.assert_array_equal(
+        scanned(generator, n_steps), unrolled(generator)[:n_steps]
+    )
+
+
 def test_generator_without_update_draws_the_same_at_every_step_like_pytensor():
     rng = shared(np.random.default_rng(8))
 
