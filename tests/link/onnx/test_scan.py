@@ -646,3 +646,20 @@ def test_generator_without_update_draws_the_same_at_every_step_like_pytensor():
     for mode in ("ONNX", py_mode):
         values = pytensor.function([], draws, mode=mode)()
         assert (values == values[0]).all()
+
+
+def test_steps_differ_and_calls_repeat_without_the_update_like_pytensor():
+    rng = shared(np.random.default_rng(9))
+
+    def step(rng):
+        next_rng, draws = random_variable(
+            pt.random.normal, 0.0, 1.0, rng=rng, size=(2,)
+        )
+        return draws, {rng: next_rng}
+
+    draws, _ = scan_with_updates(step, non_sequences=[rng], n_steps=4)
+    for mode in ("ONNX", py_mode):
+        fn = pytensor.function([], draws, mode=mode)
+        first = fn()
+        assert np.unique(first).size == first.size
+        np.testing.assert_array_equal(fn(), first)
