@@ -543,18 +543,26 @@ def test_draws_whose_size_depends_on_the_step():
     assert stats.kstest(values, "norm").pvalue > MIN_P_VALUE
 
 
-def test_random_draws_in_nested_scans():
-    rng = shared(np.random.default_rng(5))
+def normal_draws_step(size):
+    """A Scan step drawing standard normal draws of ``size`` and updating its
+    generator."""
 
-    def inner_step(rng):
+    def step(rng):
         next_rng, draws = random_variable(
-            pt.random.normal, 0.0, 1.0, rng=rng, size=(10,)
+            pt.random.normal, 0.0, 1.0, rng=rng, size=size
         )
         return draws, {rng: next_rng}
 
+    return step
+
+
+def test_random_draws_in_nested_scans():
+    rng = shared(np.random.default_rng(5))
+
     def outer_step(rng):
-        draws, updates = scan_with_updates(inner_step, non_sequences=[rng], n_steps=20)
-        return draws, updates
+        return scan_with_updates(
+            normal_draws_step((10,)), non_sequences=[rng], n_steps=20
+        )
 
     draws, updates = scan_with_updates(outer_step, non_sequences=[rng], n_steps=30)
     fn = pytensor.function([], draws, updates=updates, mode="ONNX")
@@ -650,14 +658,9 @@ def test_generator_without_update_draws_the_same_at_every_step_like_pytensor():
 
 def test_steps_differ_and_calls_repeat_without_the_update_like_pytensor():
     rng = shared(np.random.default_rng(9))
-
-    def step(rng):
-        next_rng, draws = random_variable(
-            pt.random.normal, 0.0, 1.0, rng=rng, size=(2,)
-        )
-        return draws, {rng: next_rng}
-
-    draws, _ = scan_with_updates(step, non_sequences=[rng], n_steps=4)
+    draws, _ = scan_with_updates(
+        normal_draws_step((2,)), non_sequences=[rng], n_steps=4
+    )
     for mode in ("ONNX", py_mode):
         fn = pytensor.function([], draws, mode=mode)
         first = fn()
