@@ -1,4 +1,7 @@
+import warnings
+
 import numpy as np
+import onnxruntime as ort
 import pytensor.tensor as pt
 import pytest
 import scipy.stats as stats
@@ -6,9 +9,12 @@ from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.sharedvalue import shared
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
+from pytensor.scan.op import Scan
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
+from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.numerics.random import draw_key
 from tests.link.onnx.utils import (
     MIN_P_VALUE,
     compare_onnx_and_py,
@@ -156,6 +162,39 @@ def test_random_walk_scan_inside():
     lagged = np.corrcoef(increments[:-1].ravel(), increments[1:].ravel())[0, 1]
     assert abs(lagged) < 5 / np.sqrt(increments.size)
     assert not np.isin(fn(), first).any()
+
+
+def test_numba_core_shape_wrapper_in_a_scan_draws_like_the_onnx_mode():
+    # Numba's rewrites wrap each RandomVariable in a RandomVariableWithCoreShape,
+    # an OpFromGraph taking the generator: a graph compiled for Numba (as
+    # export_onnx meets it) draws what mode="ONNX" draws from the same key
+    rng = shared(np.random.default_rng(0), name="rng")
+
+    def step(position, rng):
+        next_rng, increment = random_variable(
+            pt.random.normal, 0.0, 1.0, rng=rng, size=(3,)
+        )
+        return position + increment, {rng: next_rng}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        walk, updates = pytensor.scan(
+            step, outputs_info=[pt.zeros((3,))], non_sequences=[rng], n_steps=5
+        )
+    numba_graph = pytensor.function([], walk, updates=updates, mode="NUMBA")
+    inner_ops = [
+        type(inner.op).__name__
+        for node in numba_graph.maker.fgraph.toposort()
+        if isinstance(node.op, Scan)
+        for inner in node.op.fgraph.toposort()
+    ]
+    assert "RandomVariableWithCoreShape" in inner_ops
+    converted = onnx_funcify(numba_graph.maker.fgraph, random_generators=True)
+    session = ort.InferenceSession(converted.model.SerializeToString())
+    key = draw_key(np.random.default_rng(0))
+    draws = session.run(None, {"rng": np.asarray(key)})[0]
+    onnx_walk = pytensor.function([], walk, updates=updates, mode="ONNX")
+    np.testing.assert_array_equal(draws, onnx_walk())
 
 
 def test_inner_op_taking_a_generator_without_converter_is_named():
