@@ -26,12 +26,6 @@ STANDARD_ERRORS = 6
 ONNX = {"mode": "ONNX"}
 COV = np.array([[1.0, 0.5], [0.5, 2.0]])
 PROBABILITIES = np.array([0.2, 0.3, 0.5])
-NEEDS_RANDOM_SCAN = pytest.mark.xfail(
-    strict=True,
-    raises=NotImplementedError,
-    reason="PyMC draws it with RandomVariables inside a Scan, which mode='ONNX' "
-    "does not convert yet (branch random-scan)",
-)
 
 
 def normal():
@@ -154,13 +148,13 @@ MODELS = [
     binomial,
     truncated_normal,
     truncated_gamma,
-    pytest.param(truncated_poisson, marks=NEEDS_RANDOM_SCAN),
+    truncated_poisson,
     censored,
     normal_mixture,
     zero_inflated_poisson,
     mv_normal,
     lkj_cholesky,
-    pytest.param(autoregressive, marks=NEEDS_RANDOM_SCAN),
+    autoregressive,
 ]
 
 
