@@ -1,6 +1,8 @@
 """Linear algebra workloads (issue 11): float64 Cholesky, triangular and
 general solves, inverse and log-determinant at n = 60 and 500 (``--quick``:
-n = 8), and a batch of Cholesky factorizations.
+n = 8), at the small sizes of statistical models' covariance matrices
+(n = 3 and 17: straight-line code, and the ``Loop`` over two blocks), and a
+batch of Cholesky factorizations. Every matrix has a symbolic shape.
 
 Each case also carries ``direct``, the same computation with SciPy/NumPy
 called directly, which the runner times side by side with the backends.
@@ -28,7 +30,7 @@ def spd(n, batch=()):
 
 
 def sizes(n):
-    return lambda quick: 8 if quick else n
+    return lambda quick: min(n, 8) if quick else n
 
 
 def cholesky_solve_triangular(n):
@@ -98,7 +100,7 @@ def batched_cholesky(n, batch):
 
 LINALG_WORKLOADS = [
     workload
-    for n in (60, 500)
+    for n in (3, 17, 60, 500)
     for workload in (
         Workload(
             f"linalg cholesky+solve_triangular n={n}",

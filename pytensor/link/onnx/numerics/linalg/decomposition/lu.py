@@ -60,13 +60,12 @@ def factor_panel(panel: Value, columns: int, width: int):
     1)`` int64: row ``c`` was swapped with row ``c + pivots[c]``.
     """
     rows = arange(panel.dim(1)).unsqueeze([0, 2])
-    row_shape = stack_shape(panel, 1, width + 1)
     at = np.arange(width + 1)
     done, pivots, rest = [], [], panel
     for c in range(columns):
         candidates = abs(rest.slice(c, c + 1, axis=2))
         p = candidates.apply("ArgMax", candidates, axis=1, keepdims=1)
-        pivot_row = rest.take_along(p.expand(row_shape), axis=1)
+        pivot_row = rest.take_rows(p)
         swapped = where(
             (rows.slice(0, -c, axis=1) if c else rows).eq(p),
             rest.slice(0, 1, axis=1),
@@ -155,8 +154,8 @@ def blocked(a: Value, n: Value, block: int):
         panel = with_row_numbers(rows.slice(start, start + block, axis=2))
         factored, pivots = factor_panel(panel, block, block)
         panel, permutation = split_row_numbers(factored, block)
-        rows = rows.take_along(permutation.expand(rows.shape()), axis=1)
-        numbers = numbers.take_along(permutation, axis=1)
+        rows = rows.take_rows(permutation)
+        numbers = numbers.take_rows(permutation)
         left = rows.slice(0, start, axis=2)
         right = rows.slice(start + block, None, axis=2)
         top, below = panel.slice(0, block, axis=1), panel.slice(block, None, axis=1)
