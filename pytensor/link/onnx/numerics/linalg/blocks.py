@@ -22,7 +22,14 @@ from pytensor.link.onnx.numerics.linalg.stacks import (
     positions,
     static_masks,
 )
-from pytensor.link.onnx.value import INT64_MAX, Value, concat, maximum, where
+from pytensor.link.onnx.value import (
+    INT64_MAX,
+    Value,
+    arange,
+    concat,
+    maximum,
+    where,
+)
 
 
 BLOCK = 16
@@ -166,6 +173,18 @@ def block_rows(x: Value, start: Value, block: int, axis: int) -> Value:
     """``block`` rows (``axis=1``) or columns (2) of ``x`` from ``start`` (0-d int64)."""
     start = start.unsqueeze([0])
     return x.slice(start, start + block, axis=axis)
+
+
+def diagonal_blocks(x: Value, block: int) -> Value:
+    """The square blocks of ``block`` rows on the diagonal of the square stack
+    ``x`` of a multiple of ``block`` rows: ``(batch, blocks, block, block)``."""
+    count = x.dim(1) / block  # int64 Div
+    batch, blocks, side = x.shape(0, 1), count.unsqueeze([0]), x.indices([block])
+    grid = x.reshape(concat([batch, blocks, side, blocks, side], axis=0))
+    pairs = grid.transpose([0, 1, 3, 2, 4]).reshape(
+        concat([batch, x.indices([-1, block, block])], axis=0)
+    )
+    return pairs.take(arange(count) * (count + 1), axis=1)
 
 
 def corner(x: Value, start: int, end: int | None = None) -> Value:

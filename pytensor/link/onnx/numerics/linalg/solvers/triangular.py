@@ -17,6 +17,7 @@ from pytensor.link.onnx.numerics.linalg.blocks import (
     block_size,
     by_size,
     cut,
+    diagonal_blocks,
     lower_triangular_inverse,
     padded,
     padded_to,
@@ -92,21 +93,22 @@ def substitute(
 
 def blocked(t: Value, b: Value, n: Value, block: int) -> Value:
     """``x`` with ``t @ x = b`` for the lower triangular stack ``t`` of ``n``
-    rows, by a ``Loop`` over its blocks."""
+    rows, by a ``Loop`` over its blocks; the inverses of all the diagonal
+    blocks are computed at once, before it."""
     t = padded(t, block, square=True)
+    blocks = diagonal_blocks(t, block)
+    inverses = lower_triangular_inverse(
+        blocks.reshape(t.indices([-1, block, block])), block
+    ).reshape(blocks.shape())
 
     def step(i, rest):
         start = i * block
-        inverse = lower_triangular_inverse(
-            block_rows(block_rows(t.into(i.builder), start, block, 1), start, block, 2),
-            block,
-        )
-        solved = inverse @ rest.slice(0, block, axis=1)
+        solved = inverses.into(i.builder).take(i, axis=1) @ rest.slice(0, block, 1)
         below = block_rows(t.into(i.builder), start, block, 2)
         below = below.slice((start + block).unsqueeze([0]), None, axis=1)
         return rest.slice(block, None, axis=1) - below @ solved, solved
 
-    _, blocks = loop(
+    _, solutions = loop(
         block_count(n, block), [padded(b, block, square=False)], step, hint="solved"
     )
-    return unstacked(blocks, n, axis=1)
+    return unstacked(solutions, n, axis=1)
