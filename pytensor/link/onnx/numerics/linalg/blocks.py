@@ -47,6 +47,11 @@ class Blocked:
 BLOCKED = Blocked()
 
 
+def static(size: int | Blocked | None) -> int | None:
+    """``size`` if it is a static number of rows, else ``None``."""
+    return None if size is BLOCKED else size
+
+
 def block_size(size: int | Blocked | None) -> int:
     """The block size for matrices of ``size`` rows: `BLOCK` for a dynamic
     size, else the smallest size of as few blocks as of `BLOCK` rows (17
