@@ -26,7 +26,6 @@ from pytensor.link.onnx.numerics.linalg.blocks import (
 from pytensor.link.onnx.numerics.linalg.stacks import (
     diagonal_mask,
     loop,
-    lower_triangle,
     static_masks,
 )
 from pytensor.link.onnx.value import Value, arange, where
@@ -47,20 +46,24 @@ def reversed_rows(x: Value, axes, size: int | None = None) -> Value:
 
 
 def lower_system(t: Value, b: Value, lower: bool, unit_diagonal, size=None):
-    """The lower triangular system that ``t @ x = b`` is, reading the lower (or
-    upper) triangle of ``t`` only: an upper triangular system becomes the
-    lower triangular one of its rows and columns in reverse order (and its
-    solution is then in reverse order). ``size``: the static size of ``t``."""
+    """The lower triangular system that ``t @ x = b`` is, for the lower (or
+    upper) triangle of ``t``: an upper triangular system becomes the lower
+    triangular one of its rows and columns in reverse order (and its solution
+    is then in reverse order). ``size``: the static size of ``t``.
+
+    The solves read the lower triangle alone (`blocked` and
+    `~pytensor.link.onnx.numerics.linalg.blocks.lower_triangular_inverse`),
+    so the other one is left as it is, whatever it holds."""
     if not lower:
         t, b = reversed_rows(t, [1, 2], size), reversed_rows(b, [1], size)
+    if not unit_diagonal:
+        return t, b
     if size is None:
         n = t.dim(1)
         on_diagonal = diagonal_mask(n, n)
-        t = lower_triangle(t, strict=unit_diagonal)
     else:
-        on_diagonal, triangle = static_masks(t, size)
-        t = where(triangle & ~on_diagonal if unit_diagonal else triangle, t, 0)
-    return where(on_diagonal, 1, t) if unit_diagonal else t, b
+        on_diagonal = static_masks(t, size)[0]
+    return where(on_diagonal, 1, t), b
 
 
 def substitute(
