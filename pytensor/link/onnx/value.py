@@ -268,6 +268,13 @@ class Value:
     def take_along(self, index, axis: int) -> "Value":
         return self.apply("GatherElements", self, index, axis=axis)
 
+    def take_rows(self, index: "Value") -> "Value":
+        """``self[b, index[b, i, 0]]`` for each stack ``b`` of ``self`` (its
+        axis 0) and row ``i``: the rows (along axis 1, all that follows them)
+        that the int64 ``index`` ``(batch, k, 1)`` picks in each stack, by
+        ``GatherND`` with one batch dimension; no index per element is built."""
+        return self.apply("GatherND", self, index, batch_dims=1)
+
     def slice(self, start, end=None, axis: int = 0) -> "Value":
         """``self[start:end]`` along ``axis``; bounds are ints or int64 vectors
         of one element, and ``end=None`` slices to the end."""

@@ -2,9 +2,11 @@ import numpy as np
 import onnxruntime as ort
 import pytensor.tensor as pt
 import pytest
+from onnx import TensorProto, helper
 
 import pytensor
 from pytensor.link.onnx import export_onnx
+from pytensor.link.onnx.passes import PassContext, run_graph_passes
 from tests.link.onnx.utils import compare_onnx_and_py, onnx_model_of
 
 
@@ -54,3 +56,39 @@ def test_ascending_ranges_of_constant_step_are_left_as_they_are(mode):
         for name in range_node.input
         if name in producers
     )
+
+
+def test_a_value_only_an_unread_node_shares_with_a_branch_moves_into_it():
+    # Converters may leave nodes nothing reads (removed after the passes);
+    # they must not keep the failing product below out of the else branch.
+    def returning(name, value):
+        output = helper.make_tensor_value_info(name, TensorProto.DOUBLE, None)
+        return helper.make_graph(
+            [helper.make_node("Identity", [value], [name])], name, [], [output]
+        )
+
+    nodes = [
+        helper.make_node("MatMul", ["m", "v"], ["product"]),
+        helper.make_node("Neg", ["product"], ["unread"]),
+        helper.make_node(
+            "If",
+            ["c"],
+            ["result"],
+            then_branch=returning("then", "v"),
+            else_branch=returning("else", "product"),
+        ),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+        helper.make_tensor_value_info("m", TensorProto.DOUBLE, [None, None]),
+        helper.make_tensor_value_info("v", TensorProto.DOUBLE, [None]),
+    ]
+    result = helper.make_tensor_value_info("result", TensorProto.DOUBLE, None)
+    graph = helper.make_graph(nodes, "g", inputs, [result])
+    run_graph_passes(graph, PassContext())
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=9
+    )
+    session = ort.InferenceSession(model.SerializeToString())
+    feeds = {"c": np.array(True), "m": np.ones((2, 3)), "v": np.arange(4.0)}
+    np.testing.assert_array_equal(session.run(None, feeds)[0], np.arange(4.0))

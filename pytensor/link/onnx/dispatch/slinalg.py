@@ -19,7 +19,6 @@ from pytensor.link.onnx.dispatch.linalg import (
 )
 from pytensor.link.onnx.numerics.linalg.constructors import block_diagonal
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
-    cholesky,
     cholesky_of_triangle,
 )
 from pytensor.link.onnx.numerics.linalg.decomposition.lu import (
@@ -30,7 +29,10 @@ from pytensor.link.onnx.numerics.linalg.decomposition.lu import (
 )
 from pytensor.link.onnx.numerics.linalg.decomposition.qr import qr
 from pytensor.link.onnx.numerics.linalg.expm import expm
-from pytensor.link.onnx.numerics.linalg.solvers.cholesky import cholesky_solve
+from pytensor.link.onnx.numerics.linalg.solvers.cholesky import (
+    cholesky_solve,
+    positive_definite_solve,
+)
 from pytensor.link.onnx.numerics.linalg.solvers.general import solve
 from pytensor.link.onnx.numerics.linalg.solvers.sylvester import (
     sylvester_of_quasi_triangular,
@@ -148,8 +150,7 @@ def solve_stacked(op, node, a, b):
     a, b = linear_system(op, node, a, b, "Input a needs to be a square matrix.")
     size = static_size(node.inputs[0])
     if op.assume_a == "pos":
-        factor, failed = cholesky(a if op.lower else mT(a), size)
-        x = cholesky_solve(factor, b, size)
+        x, failed = positive_definite_solve(a if op.lower else mT(a), b, size)
     else:
         if op.assume_a in ("sym", "her"):
             a = symmetric_from(a, op.lower)

@@ -50,8 +50,9 @@ def move_into_branches(graph: GraphProto, context=None):
     for index in reversed(range(len(nodes))):
         node = nodes[index]
         outputs_used_at = [uses[name] for name in node.output if uses[name]]
-        if outputs_used_at:
-            places[index] = common_prefix([p for used in outputs_used_at for p in used])
+        if not outputs_used_at:
+            continue  # unread: `remove_unread` drops it, its inputs stay movable
+        places[index] = common_prefix([p for used in outputs_used_at for p in used])
         place = places[index]
         for name in node.input:
             uses[name].append(place)

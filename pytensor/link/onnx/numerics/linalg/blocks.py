@@ -10,7 +10,9 @@ rows and columns of every result as they are.
 Small matrices (the covariance matrices of statistical models) skip the
 ``Loop``: a static size up to `BLOCK` is straight-line code for that size,
 and a dynamic size up to `BLOCK` is padded to the first of `UNROLLED_SIZES`
-that holds it, the choice made at run time by an ``If`` (`by_size`).
+that holds it, the choice made at run time by an ``If`` (`by_size`). An
+operation made of several such algorithms (a solve: a factorization and two
+triangular solves) makes that choice once for all of them (`chosen_once`).
 """
 
 import numpy as np
@@ -20,18 +22,41 @@ from pytensor.link.onnx.numerics.linalg.stacks import (
     positions,
     static_masks,
 )
-from pytensor.link.onnx.value import INT64_MAX, Value, concat, maximum, where
+from pytensor.link.onnx.value import (
+    INT64_MAX,
+    Value,
+    arange,
+    concat,
+    maximum,
+    where,
+)
 
 
 BLOCK = 16
 UNROLLED_SIZES = (2, 4, 8, BLOCK)
 
 
-def block_size(size: int | None) -> int:
+class Blocked:
+    """The ``size`` of matrices with a dynamic number of rows that is known to
+    exceed `BLOCK`: `by_size` then builds the ``Loop`` alone, without an ``If``."""
+
+    def __repr__(self):
+        return "BLOCKED"
+
+
+BLOCKED = Blocked()
+
+
+def static(size: int | Blocked | None) -> int | None:
+    """``size`` if it is a static number of rows, else ``None``."""
+    return None if size is BLOCKED else size
+
+
+def block_size(size: int | Blocked | None) -> int:
     """The block size for matrices of ``size`` rows: `BLOCK` for a dynamic
     size, else the smallest size of as few blocks as of `BLOCK` rows (17
     rows: two blocks of 9), so that little is padded."""
-    if size is None:
+    if size is None or size is BLOCKED:
         return BLOCK
     blocks = -(-size // BLOCK)
     return -(-size // blocks)
@@ -59,20 +84,46 @@ def either(condition: Value, if_true, if_false) -> list[Value]:
     ]
 
 
-def by_size(n: Value, size: int | None, unrolled, blocked) -> list[Value]:
+def by_size(n: Value, size: int | Blocked | None, unrolled, blocked) -> list[Value]:
     """``unrolled(bound)`` (straight-line code for matrices of ``n <= bound``
     rows) or ``blocked()`` (a ``Loop`` over blocks), lists of stacks.
 
-    For a static ``size``, ``unrolled(size)`` up to `BLOCK`; for a dynamic
-    one, an ``If`` on ``n`` chooses among the bounds of `UNROLLED_SIZES` and
-    the ``Loop``.
+    For a static ``size``, ``unrolled(size)`` up to `BLOCK`; for `BLOCKED`,
+    ``blocked()``; for a dynamic one, an ``If`` on ``n`` chooses among the
+    bounds of `UNROLLED_SIZES` and the ``Loop``.
     """
+    if size is BLOCKED:
+        return blocked()
     if size is not None:
         return unrolled(size) if 0 < size <= BLOCK else blocked()
     results = blocked()
     for bound in reversed(UNROLLED_SIZES):
         results = either(n <= bound, unrolled(bound), results)
     return results
+
+
+def chosen_once(operation, size: int | None, stacks, cut_axes) -> list[Value]:
+    """``operation(*stacks, size)``, a list of stacks, for an operation made of
+    algorithms that each choose their code by `by_size`, with that choice
+    made once for all of them.
+
+    ``stacks`` are pairs ``(x, square)``: for a dynamic ``size``, each branch
+    of `by_size` pads ``x`` (padded as by `padded_to`) to its bound, calls
+    ``operation`` with that static bound (or with `BLOCKED`), and cuts each
+    result to ``n`` along its axes in ``cut_axes`` (lists, one per result).
+    """
+    if size is not None:
+        return list(operation(*(x for x, _ in stacks), size))
+    n = stacks[0][0].dim(1)
+
+    def unrolled(bound):
+        inputs = (padded_to(x, bound, square=square, size=None) for x, square in stacks)
+        results = operation(*inputs, bound)
+        return [cut(x, n, axes) for x, axes in zip(results, cut_axes, strict=True)]
+
+    return by_size(
+        n, None, unrolled, lambda: list(operation(*(x for x, _ in stacks), BLOCKED))
+    )
 
 
 def cut(x: Value, n: Value, axes) -> Value:
@@ -127,6 +178,18 @@ def block_rows(x: Value, start: Value, block: int, axis: int) -> Value:
     """``block`` rows (``axis=1``) or columns (2) of ``x`` from ``start`` (0-d int64)."""
     start = start.unsqueeze([0])
     return x.slice(start, start + block, axis=axis)
+
+
+def diagonal_blocks(x: Value, block: int) -> Value:
+    """The square blocks of ``block`` rows on the diagonal of the square stack
+    ``x`` of a multiple of ``block`` rows: ``(batch, blocks, block, block)``."""
+    count = x.dim(1) / block  # int64 Div
+    batch, blocks, side = x.shape(0, 1), count.unsqueeze([0]), x.indices([block])
+    grid = x.reshape(concat([batch, blocks, side, blocks, side], axis=0))
+    pairs = grid.transpose([0, 1, 3, 2, 4]).reshape(
+        concat([batch, x.indices([-1, block, block])], axis=0)
+    )
+    return pairs.take(arange(count) * (count + 1), axis=1)
 
 
 def corner(x: Value, start: int, end: int | None = None) -> Value:

@@ -1,5 +1,6 @@
 """Inverses and pseudo-inverses of stacks of matrices."""
 
+from pytensor.link.onnx.numerics.linalg.blocks import chosen_once
 from pytensor.link.onnx.numerics.linalg.decomposition.eigen import jacobi_eigen
 from pytensor.link.onnx.numerics.linalg.decomposition.svd import thin_svd
 from pytensor.link.onnx.numerics.linalg.solvers.general import solve
@@ -14,8 +15,12 @@ PINV_RCOND = 1e-15
 def inverse(a: Value, size: int | None = None):
     """The inverse of the square stack ``a`` (of ``size`` rows if static), and
     whether ``a`` is singular (``(batch, 1, 1)`` bool)."""
-    n = a.dim(1)
-    return solve(a, identity(n, n, a.dtype).expand(a.shape()), size)
+
+    def inverted(a, size):
+        n = a.dim(1)
+        return solve(a, identity(n, n, a.dtype).expand(a.shape()), size)
+
+    return tuple(chosen_once(inverted, size, [(a, True)], [[1, 2], []]))
 
 
 def inverse_of_nonnegligible(values: Value, magnitudes: Value, rcond) -> Value:

@@ -47,9 +47,10 @@ def swap_rows(x: Value, k: Value, p: Value, rows: Value) -> Value:
     return where(rows.eq(k), row_p, where(rows.eq(p), row_k, x))
 
 
-def factor_panel(panel: Value, columns: int, width: int):
+def factor_panel(panel: Value, columns: int, width: int, height: int | None = None):
     """``getf2`` on the first ``columns`` columns of the stack ``panel`` of
-    ``m >= columns`` rows and ``width`` columns, unrolled.
+    ``m >= columns`` rows (``height``, if static) and ``width`` columns,
+    unrolled.
 
     A last column after these holds the number of each row (as a float):
     the steps move it with its row and leave it as it is.
@@ -59,19 +60,18 @@ def factor_panel(panel: Value, columns: int, width: int):
     the rest of its columns eliminated; and the pivots ``(batch, columns,
     1)`` int64: row ``c`` was swapped with row ``c + pivots[c]``.
     """
-    rows = arange(panel.dim(1)).unsqueeze([0, 2])
-    row_shape = stack_shape(panel, 1, width + 1)
+    rows = arange(panel.dim(1)).unsqueeze([0, 2]) if height is None else None
     at = np.arange(width + 1)
     done, pivots, rest = [], [], panel
     for c in range(columns):
         candidates = abs(rest.slice(c, c + 1, axis=2))
         p = candidates.apply("ArgMax", candidates, axis=1, keepdims=1)
-        pivot_row = rest.take_along(p.expand(row_shape), axis=1)
-        swapped = where(
-            (rows.slice(0, -c, axis=1) if c else rows).eq(p),
-            rest.slice(0, 1, axis=1),
-            rest,
-        )
+        pivot_row = rest.take_rows(p)
+        if height is not None:
+            candidates_at = rest.indices(np.arange(height - c)[None, :, None])
+        else:
+            candidates_at = rows.slice(0, -c, axis=1) if c else rows
+        swapped = where(candidates_at.eq(p), rest.slice(0, 1, axis=1), rest)
         rest = swapped.slice(1, None, axis=1)
         pivot = pivot_row.slice(c, c + 1, axis=2)
         multipliers = rest.slice(c, c + 1, axis=2) / where(pivot.eq(0), 1, pivot)
@@ -132,7 +132,7 @@ def split_row_numbers(x: Value, width: int):
 def factor_square(a: Value, size: int):
     """`lu_factor`'s ``lu``, ``permutation`` and ``pivots`` of the stack ``a``
     of static ``size``: one unrolled panel."""
-    factored, pivots = factor_panel(with_row_numbers(a), size - 1, size)
+    factored, pivots = factor_panel(with_row_numbers(a), size - 1, size, size)
     lu, permutation = split_row_numbers(factored, size)
     last = permutation.slice(0, 1, axis=1) * 0 + (size - 1)
     if size == 1:
@@ -155,8 +155,8 @@ def blocked(a: Value, n: Value, block: int):
         panel = with_row_numbers(rows.slice(start, start + block, axis=2))
         factored, pivots = factor_panel(panel, block, block)
         panel, permutation = split_row_numbers(factored, block)
-        rows = rows.take_along(permutation.expand(rows.shape()), axis=1)
-        numbers = numbers.take_along(permutation, axis=1)
+        rows = rows.take_rows(permutation)
+        numbers = numbers.take_rows(permutation)
         left = rows.slice(0, start, axis=2)
         right = rows.slice(start + block, None, axis=2)
         top, below = panel.slice(0, block, axis=1), panel.slice(block, None, axis=1)

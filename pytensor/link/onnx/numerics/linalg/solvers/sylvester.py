@@ -81,7 +81,7 @@ def sylvester_of_quasi_triangular(a: Value, b: Value, c: Value) -> Value:
     b_term = b_term.reshape(stack_shape(b, 1, n.unsqueeze([0]), 1, 2, 1, 2))
     b_term = b_term * b.constant(eye.reshape(1, 1, 1, 2, 1, 2, 1))
     systems = (a_term + b_term).reshape(a.indices([-1, 4, 4]))
-    lu, permutation, _, _ = lu_factor(systems)
+    lu, permutation, _, _ = lu_factor(systems, 4)
 
     rhs_index = a_rows.reshape(stack_shape(a, m.unsqueeze([0]), 1, 2, 1)) * n
     rhs_index = rhs_index + b_columns.reshape(stack_shape(b, 1, n.unsqueeze([0]), 1, 2))
@@ -95,7 +95,10 @@ def sylvester_of_quasi_triangular(a: Value, b: Value, c: Value) -> Value:
             rhs_index.into(body), axis=1
         )
         solved = lu_solve(
-            lu.into(body), permutation.into(body), rhs.reshape(rhs.indices([-1, 4, 1]))
+            lu.into(body),
+            permutation.into(body),
+            rhs.reshape(rhs.indices([-1, 4, 1])),
+            size=4,
         )
         solved = solved.reshape(stack_shape(x, -1, 4)).take_along(
             own.into(body), axis=2

@@ -1,14 +1,19 @@
 """Triangular solves, blocked (LAPACK's ``trtrs`` through ``trsm``).
 
 A ``Loop`` runs over blocks of 16 rows (fewer for a static size,
-`~pytensor.link.onnx.numerics.linalg.blocks.block_size`) of the solution: each iteration
+`~pytensor.link.onnx.numerics.linalg.blocks.block_size`) of the solution, from
+the first (lower triangular) or from the last (upper): each iteration
 multiplies its rows of the right-hand sides by the inverse of the diagonal
-block, then subtracts their contribution from the rows below with one
-``MatMul``. The inverse of a diagonal block is straight-line code by
-recursive doubling (`~pytensor.link.onnx.numerics.linalg.blocks.lower_triangular_inverse`).
+block, then subtracts their contribution from the rows still to solve with
+one ``MatMul``. The inverses of all the diagonal blocks are computed at once
+before the ``Loop``, by recursive doubling
+(`~pytensor.link.onnx.numerics.linalg.blocks.lower_triangular_inverse`).
 A system of at most 16 rows is one block, without a ``Loop``
 (`~pytensor.link.onnx.numerics.linalg.blocks.by_size`): the inverse of its
 matrix times the right-hand sides.
+
+The solves read the triangle of the system alone and leave the other one as
+it is, whatever it holds.
 """
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
@@ -17,6 +22,7 @@ from pytensor.link.onnx.numerics.linalg.blocks import (
     block_size,
     by_size,
     cut,
+    diagonal_blocks,
     lower_triangular_inverse,
     padded,
     padded_to,
@@ -25,41 +31,25 @@ from pytensor.link.onnx.numerics.linalg.blocks import (
 from pytensor.link.onnx.numerics.linalg.stacks import (
     diagonal_mask,
     loop,
-    lower_triangle,
+    mT,
     static_masks,
 )
 from pytensor.link.onnx.value import Value, arange, where
 
 
-def reversed_rows(x: Value, axes, size: int | None = None) -> Value:
-    """``x`` with the order of its rows (axis 1) and/or columns (2) reversed
-    (``size`` of them if static)."""
-    for axis in axes:
-        if size is not None:
-            x = x.take(list(range(size - 1, -1, -1)), axis=axis)
-            continue
-        # not Gather of Range(n - 1, -1, -1): onnxruntime 1.31.1 (optimizations
-        # on) returns no rows for it, unless the Range is also a graph output
-        n = x.dim(axis)
-        x = x.take(n - 1 - arange(n), axis=axis)
-    return x
+def triangular_inverse(t: Value, size: int, lower: bool) -> Value:
+    """The inverse of the lower (or upper) triangle of the ``size`` x ``size`` stack ``t``."""
+    if lower:
+        return lower_triangular_inverse(t, size)
+    return mT(lower_triangular_inverse(mT(t), size))
 
 
-def lower_system(t: Value, b: Value, lower: bool, unit_diagonal, size=None):
-    """The lower triangular system that ``t @ x = b`` is, reading the lower (or
-    upper) triangle of ``t`` only: an upper triangular system becomes the
-    lower triangular one of its rows and columns in reverse order (and its
-    solution is then in reverse order). ``size``: the static size of ``t``."""
-    if not lower:
-        t, b = reversed_rows(t, [1, 2], size), reversed_rows(b, [1], size)
+def with_unit_diagonal(t: Value, size: int | None) -> Value:
+    """``t`` with ones on its diagonal (``size`` rows if static)."""
     if size is None:
         n = t.dim(1)
-        on_diagonal = diagonal_mask(n, n)
-        t = lower_triangle(t, strict=unit_diagonal)
-    else:
-        on_diagonal, triangle = static_masks(t, size)
-        t = where(triangle & ~on_diagonal if unit_diagonal else triangle, t, 0)
-    return where(on_diagonal, 1, t) if unit_diagonal else t, b
+        return where(diagonal_mask(n, n), 1, t)
+    return where(static_masks(t, size)[0], 1, t)
 
 
 def substitute(
@@ -68,7 +58,7 @@ def substitute(
     """``x`` with ``t @ x = b``, reading the lower (or upper) triangle of ``t``
     only; ``size`` is the static number of rows of ``t``, if known.
 
-    Blocked forward substitution (of the reversed system if upper triangular).
+    Blocked forward (or backward) substitution.
     """
     n = t.dim(1)
 
@@ -77,36 +67,45 @@ def substitute(
             padded_to(x, bound, square=square, size=size)
             for x, square in ((t, True), (b, False))
         )
-        t_, b_ = lower_system(t_, b_, lower, unit_diagonal, bound)
-        x = lower_triangular_inverse(t_, bound) @ b_
-        x = x if lower else reversed_rows(x, [1], bound)
+        if unit_diagonal:
+            t_ = with_unit_diagonal(t_, bound)
+        x = triangular_inverse(t_, bound, lower) @ b_
         return [x if size == bound else cut(x, n, [1])]
 
     def blocked_():
-        x = blocked(*lower_system(t, b, lower, unit_diagonal), n, block_size(size))
-        return [x if lower else reversed_rows(x, [1])]
+        t_ = with_unit_diagonal(t, None) if unit_diagonal else t
+        return [blocked(t_, b, n, block_size(size), lower)]
 
     [x] = by_size(n, size, unrolled, blocked_)
     return x
 
 
-def blocked(t: Value, b: Value, n: Value, block: int) -> Value:
-    """``x`` with ``t @ x = b`` for the lower triangular stack ``t`` of ``n``
-    rows, by a ``Loop`` over its blocks."""
+def blocked(t: Value, b: Value, n: Value, block: int, lower: bool) -> Value:
+    """``x`` with ``t @ x = b`` for the lower (or upper) triangular stack ``t``
+    of ``n`` rows, by a ``Loop`` over its blocks from the first (or the last)."""
     t = padded(t, block, square=True)
+    blocks = diagonal_blocks(t, block)
+    inverses = triangular_inverse(
+        blocks.reshape(t.indices([-1, block, block])), block, lower
+    ).reshape(blocks.shape())
+    count = block_count(n, block)
 
     def step(i, rest):
-        start = i * block
-        inverse = lower_triangular_inverse(
-            block_rows(block_rows(t.into(i.builder), start, block, 1), start, block, 2),
-            block,
-        )
-        solved = inverse @ rest.slice(0, block, axis=1)
-        below = block_rows(t.into(i.builder), start, block, 2)
-        below = below.slice((start + block).unsqueeze([0]), None, axis=1)
-        return rest.slice(block, None, axis=1) - below @ solved, solved
+        at = i if lower else count.into(i.builder) - 1 - i
+        inverse = inverses.into(i.builder).take(at, axis=1)
+        start = at * block
+        columns = block_rows(t.into(i.builder), start, block, 2)
+        if lower:
+            solved = inverse @ rest.slice(0, block, axis=1)
+            below = columns.slice((start + block).unsqueeze([0]), None, axis=1)
+            return rest.slice(block, None, axis=1) - below @ solved, solved
+        solved = inverse @ block_rows(rest, start, block, 1)
+        above = columns.slice(0, start.unsqueeze([0]), axis=1)
+        return rest.slice(0, start.unsqueeze([0]), axis=1) - above @ solved, solved
 
-    _, blocks = loop(
-        block_count(n, block), [padded(b, block, square=False)], step, hint="solved"
-    )
-    return unstacked(blocks, n, axis=1)
+    _, solutions = loop(count, [padded(b, block, square=False)], step, hint="solved")
+    if not lower:
+        # not Gather of Range(count - 1, -1, -1): onnxruntime 1.31.1
+        # (optimizations on) returns no rows for it
+        solutions = solutions.take(count - 1 - arange(count), axis=0)
+    return unstacked(solutions, n, axis=1)
