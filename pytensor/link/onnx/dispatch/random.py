@@ -40,14 +40,12 @@ from pytensor.link.onnx.numerics import (
     random_continuous,
     random_discrete,
     random_gamma,
+    random_multivariate,
+    random_order,
 )
 from pytensor.link.onnx.numerics.elementary import expm1, log1p
-from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
-    cholesky_of_triangle,
-)
-from pytensor.link.onnx.numerics.linalg.decomposition.eigen import jacobi_eigen
 from pytensor.link.onnx.numerics.random import Draws, draw_key, mix
-from pytensor.link.onnx.value import Value, concat, where
+from pytensor.link.onnx.value import Value, concat, minimum, where
 
 
 @onnx_typify.register(np.random.Generator)
@@ -111,6 +109,15 @@ PYMC_SAMPLERS: dict[str, Callable[..., Value]] = {
     "RiceRV": random_continuous.rice,
     "MoyalRV": random_continuous.moyal,
     "WaldRV": pymc_wald,
+    "InterpolatedRV": random_continuous.interpolated,
+    "MatrixNormalRV": random_multivariate.matrix_normal,
+    "WishartRV": random_multivariate.wishart,
+    "CARRV": lambda draws, mu, w, alpha, tau, w_is_valid: (
+        random_multivariate.conditional_autoregression(draws, mu, w, alpha, tau)
+    ),
+    "StickBreakingWeightsRV": lambda draws, alpha, k: (
+        random_multivariate.stick_breaking_weights(draws, alpha)
+    ),
 }
 
 # What NumPy's generator raises ValueError for, by distribution: a condition
@@ -151,22 +158,35 @@ PARAMETER_CHECKS: dict[type, list[tuple[Callable[..., Value], str]]] = {
     ],
 }
 
+# PyMC's, by class name: the errors of its rng_fn (or SciPy's)
+PYMC_PARAMETER_CHECKS: dict[str, list[tuple[Callable[..., Value], str]]] = {
+    "WishartRV": [
+        (
+            lambda nu, v: nu > v.shape(-1).cast("float64") - 1.0,
+            "Degrees of freedom must be greater than the dimension of scale "
+            "matrix minus 1.",
+        )
+    ],
+    "CARRV": [
+        (lambda *params: params[-1] > 0.0, "W must be a valid adjacency matrix"),
+        (
+            lambda mu, w, alpha, tau, valid: (alpha < 1.0) & (alpha > -1.0),
+            "the domain of alpha is: -1 < alpha < 1",
+        ),
+    ],
+    "StickBreakingWeightsRV": [(lambda alpha, k: k >= 0.0, "K needs to be positive.")],
+}
+
 # Distributions without a sampler, by class name, and why
 NOT_YET = "no ONNX sampler yet"
 UNSUPPORTED: dict[str, str] = {
-    "ChoiceWithoutReplacement": f"{NOT_YET} (a Gumbel top-k per batch)",
-    "PermutationRV": f"{NOT_YET} (a sort of random keys per batch)",
     "FlatRV": "an improper distribution: PyMC cannot draw from it either",
     "HalfFlatRV": "an improper distribution: PyMC cannot draw from it either",
     "CustomDistRV": "it draws with a user's Python function, which ONNX cannot run",
     "SimulatorRV": "it draws with a user's Python function, which ONNX cannot run",
     "PolyaGammaRV": f"{NOT_YET} (PyMC draws with the polyagamma package)",
-    "InterpolatedRV": f"{NOT_YET} (inversion of a tabulated CDF)",
-    "StickBreakingWeightsRV": f"{NOT_YET} (its number of weights is a parameter)",
-    "MatrixNormalRV": f"{NOT_YET} (two Cholesky factors)",
-    "WishartRV": f"{NOT_YET} (Bartlett decomposition)",
-    "CARRV": f"{NOT_YET} (a sparse precision matrix)",
-    "ICARRV": f"{NOT_YET} (a singular precision matrix)",
+    "ICARRV": "an improper distribution (its precision matrix is singular): "
+    "PyMC cannot draw from it either",
 }
 
 
@@ -185,7 +205,11 @@ def sampler_of(op):
 
 
 def check_parameters(op, builder, values):
-    for condition, message in PARAMETER_CHECKS.get(type(op), ()):
+    if type(op).__module__.split(".")[0] == "pymc":
+        checks = PYMC_PARAMETER_CHECKS.get(type(op).__name__, ())
+    else:
+        checks = PARAMETER_CHECKS.get(type(op), ())
+    for condition, message in checks:
         builder.require(condition(*values), ValueError, message)
 
 
@@ -211,21 +235,8 @@ def sample_categorical(op, node, builder, draws, params) -> Value:
 
 
 def sample_multivariate_normal(op, node, builder, draws, params) -> Value:
-    # mean + A z with A A^T = cov: A is the Cholesky factor, or for "svd" and
-    # "eigh" the eigenvectors scaled by the root of the eigenvalues (the
-    # factorizations agree on the symmetric positive semi-definite cov).
     mean, cov = param_values(builder, node, params, "float64")
-    batch = cov.shape(0, -2)
-    n_matrices = batch.prod([0])
-    stack = cov.reshape(concat([n_matrices, cov.shape(-2)], axis=0))
-    if op.method == "cholesky":
-        factor = cholesky_of_triangle(stack, lower=True)
-    else:
-        eigenvalues, eigenvectors = jacobi_eigen(stack)
-        factor = eigenvectors * eigenvalues.sqrt()
-    factor = factor.reshape(cov.shape())
-    z = draws.standard_normal().unsqueeze([-1])
-    return mean + (factor @ z).squeeze([-1])
+    return random_multivariate.multivariate_normal(draws, mean, cov, op.method)
 
 
 def sample_multinomial(op, node, builder, draws, params) -> Value:
@@ -247,7 +258,64 @@ def sample_discrete_uniform(op, node, builder, draws, params) -> Value:
     return random.integers(draws, low.cast("uint64"), (high + 1).cast("uint64"))
 
 
+def sample_choice_without_replacement(op, node, builder, draws, params) -> Value:
+    items, *p, _ = param_values(builder, node, params)
+    n_batch, n_core = op.batch_ndim(node), op.ndims_params[0]
+    n_chosen = node.inputs[-1].type.shape[-1]
+    count = draws.shape.slice(n_batch, n_batch + n_chosen).prod([0])
+    n = first_axis_length(items, n_core)
+    p = p[0].cast("float64") if p else None
+    if p is not None:
+        require_probabilities(builder, p, node.inputs[3].type.dtype, count)
+    builder.require(
+        count <= n,
+        ValueError,
+        "Cannot take a larger sample than population when replace is False",
+    )
+    keys = draws.derived(0, concat([draws.shape.slice(0, n_batch), n], axis=0))
+    order = random_order.random_order(keys, minimum(count, n), p)
+    return ordered(items, order, draws, n_batch, n_core)
+
+
+def sample_permutation(op, node, builder, draws, params) -> Value:
+    [items] = param_values(builder, node, params)
+    n_batch, n_core = op.batch_ndim(node), op.ndims_params[0]
+    n = first_axis_length(items, n_core)
+    keys = draws.derived(0, concat([draws.shape.slice(0, n_batch), n], axis=0))
+    order = random_order.random_order(keys, n)
+    return ordered(items, order, draws, n_batch, n_core)
+
+
+def first_axis_length(items: Value, n_core: int) -> Value:
+    """The number of items: the first core length of ``items``, or for
+    ``n_core = 0`` (an implicit ``arange``) its first element."""
+    if n_core == 0:
+        return items.reshape(items.indices([-1])).slice(0, 1).cast("int64")
+    return items.shape(-n_core).slice(0, 1)
+
+
+def ordered(items: Value, order: Value, draws: Draws, n_batch: int, n_core: int):
+    if n_core > 0:
+        order = random_order.gather_items(items, order, n_batch, n_core)
+    return order.reshape(draws.shape)
+
+
+def require_probabilities(builder, p: Value, dtype, count: Value):
+    # NumPy's checks of p, with its tolerance for the sum
+    atol = max(np.sqrt(np.finfo(np.float64).eps), np.sqrt(np.finfo(dtype).eps))
+    builder.require(p >= 0.0, ValueError, "Probabilities are not non-negative")
+    builder.require(
+        abs(p.sum([-1]) - 1.0) <= atol, ValueError, "Probabilities do not sum to 1"
+    )
+    nonzero = (p > 0.0).cast("int64").sum([-1])
+    builder.require(
+        nonzero >= count, ValueError, "Fewer non-zero entries in p than size"
+    )
+
+
 NON_TRANSFORM_SAMPLERS = {
+    ptr.ChoiceWithoutReplacement: sample_choice_without_replacement,
+    ptr.PermutationRV: sample_permutation,
     ptr.MultinomialRV: sample_multinomial,
     ptr.IntegersRV: sample_integers,
     ptr.CategoricalRV: sample_categorical,
@@ -291,6 +359,36 @@ def params_batch_shape(builder, op, node, params) -> Value:
     return shape
 
 
+def choice_core_shape(op, node, values) -> Value:
+    items, *_, core_shape = values
+    n_chosen = node.inputs[-1].type.shape[-1]
+    counts = core_shape.reshape(core_shape.indices([-1])).slice(0, n_chosen)
+    n_core = op.ndims_params[0]
+    if n_core <= 1:
+        return counts.cast("int64")
+    return concat([counts.cast("int64"), items.shape(1 - n_core)], axis=0)
+
+
+def permutation_core_shape(op, node, values) -> Value:
+    return (
+        first_axis_length(values[0], 0)
+        if op.ndims_params[0] == 0
+        else values[0].shape(-op.ndims_params[0])
+    )
+
+
+def stick_breaking_core_shape(op, node, values) -> Value:
+    return first_axis_length(values[1], 0) + 1
+
+
+# Core shapes that are not the core shape of a parameter
+CORE_SHAPES = {
+    ptr.ChoiceWithoutReplacement: choice_core_shape,
+    ptr.PermutationRV: permutation_core_shape,
+    "StickBreakingWeightsRV": stick_breaking_core_shape,
+}
+
+
 def draw_shape(builder, op, node, inputs) -> Value:
     """The int64 shape of the draws of the ``RandomVariable`` ``node``."""
     static_shape = node.outputs[1].type.shape
@@ -303,6 +401,10 @@ def draw_shape(builder, op, node, inputs) -> Value:
         batch_shape = builder.value(inputs[1], size_var.type.dtype).cast("int64")
     if op.ndim_supp == 0:
         return batch_shape
+    core_shape = CORE_SHAPES.get(type(op), CORE_SHAPES.get(type(op).__name__))
+    if core_shape is not None:
+        values = param_values(builder, node, inputs[2:])
+        return concat([batch_shape, core_shape(op, node, values)], axis=0)
     # the core shape of the first parameter with as many core axes as a draw
     n_core = op.ndims_params.index(op.ndim_supp)
     param = node.inputs[2 + n_core]

@@ -135,6 +135,10 @@ class Draws:
         unfoldable = value | zero if value.dtype == "bool" else value + zero
         return unfoldable.expand(self.shape).reshape(self.size.unsqueeze([0]))
 
+    def unfoldable_zeros(self, shape: Value) -> Value:
+        """float64 zeros of ``shape``, computed from the key (see `flat`)."""
+        return self.key.bitwise_and(0).cast("float64").expand(shape)
+
     def top_bits(self, n_bits: int, length: Value | None = None) -> Value:
         """The top ``n_bits`` of `bits` as float64 integers, flat."""
         return self.bits(length).shift_right(64 - n_bits).cast("float64")
