@@ -265,6 +265,10 @@ class Value:
             index = self.indices(index)
         return self.apply("Gather", self, index, axis=axis)
 
+    def compress(self, condition: "Value") -> "Value":
+        """The elements along the first axis where the bool vector ``condition`` holds."""
+        return self.apply("Compress", self, condition, axis=0)
+
     def take_along(self, index, axis: int) -> "Value":
         return self.apply("GatherElements", self, index, axis=axis)
 

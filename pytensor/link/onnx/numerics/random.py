@@ -25,7 +25,7 @@ a model.
 
 import numpy as np
 
-from pytensor.link.onnx.numerics.iteration import converge
+from pytensor.link.onnx.numerics.linalg.blocks import either
 from pytensor.link.onnx.value import Value, arange, concat, where
 
 
@@ -271,15 +271,86 @@ def categorical(draws, p: Value) -> Value:
     return below.apply("ReduceSum", below, below.indices([-1]), keepdims=0)
 
 
-def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str):
-    """Rejection sampling of every draw at once, in one ONNX ``Loop``.
+def settle(step, fixed, state: dict, pending: Value, result: Value, max_rounds, hint):
+    """Run ``step`` on the pending elements of ``result`` until none is left,
+    in one ONNX ``Loop`` whose rounds cost what their pending elements do.
 
-    Round ``r`` calls ``propose(round_draws, *flat_params)`` for all the draws,
-    with the bits of the derived stream ``r`` and the parameters broadcast and
-    flattened; it returns flat float64 candidates and where they are accepted.
-    An accepted candidate is frozen; the loop ends when every draw is
-    accepted, and the function raises ``RuntimeError`` if some draw is still
-    pending after `MAX_ROUNDS` rounds.
+    Parameters
+    ----------
+    step
+        ``step(round, *fixed, **state)`` on the pending elements (``round``
+        counts from 0, int64) returns their next state (a dict), where they
+        are finished and their values there.
+    fixed
+        float64 vectors of all elements, which the step reads at the pending ones.
+    state
+        float64 vectors of the pending elements, by name.
+    pending
+        The int64 indices of the elements to compute.
+    result
+        The float64 vector of all elements, those not pending already final.
+    max_rounds
+        The most rounds the ``Loop`` runs.
+    hint
+        A name for the ``Loop``.
+
+    Returns
+    -------
+    tuple of Value
+        ``result`` with the values of the finished elements scattered in, and
+        the indices of the elements still pending after ``max_rounds`` rounds.
+    """
+    body = result.builder.loop_body(f"{hint}_body")
+    iteration = body.value(body.inputs[0].name, "int64")
+    old_result = body.value(body.add_input("result", "float64", (None,)), "float64")
+    old_pending = body.value(body.add_input("pending", "int64", (None,)), "int64")
+    old_state = {
+        name: body.value(body.add_input(name, "float64", (None,)), "float64")
+        for name in state
+    }
+    at_pending = [value.into(body).take(old_pending, axis=0) for value in fixed]
+    new_state, finished, value = step(iteration, *at_pending, **old_state)
+    finished_at = old_pending.compress(finished).unsqueeze([-1])
+    new_result = old_result.apply(
+        "ScatterND", old_result, finished_at, value.compress(finished)
+    )
+    running = ~finished
+    new_pending = old_pending.compress(running)
+    body.add_output((new_pending.dim(0) > 0).name, "more", "bool", ())
+    body.add_output(new_result.name, "result", "float64", (None,))
+    body.add_output(new_pending.name, "pending", "int64", (None,))
+    for name in state:
+        body.add_output(
+            new_state[name].compress(running).name, name, "float64", (None,)
+        )
+    result, pending, *_ = result.apply_multi(
+        "Loop",
+        result.indices(max_rounds),
+        pending.dim(0) > 0,
+        result,
+        pending,
+        *state.values(),
+        dtypes=["float64", "int64"] + ["float64"] * len(state),
+        body=body.make_graph(),
+        hint=hint,
+    )
+    return result, pending
+
+
+def nonzero(condition: Value) -> Value:
+    """The int64 indices where the bool vector ``condition`` holds."""
+    return condition.apply("NonZero", condition).squeeze([0])
+
+
+def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str):
+    """Rejection sampling of every draw at once, in one ONNX ``Loop`` whose
+    rounds propose candidates for the pending draws only (see `settle`).
+
+    Round ``r`` calls ``propose(round_draws, *flat_params)``, with the bits of
+    the derived stream ``r`` and the parameters of the pending draws; it
+    returns flat float64 candidates and where they are accepted. The function
+    raises ``RuntimeError`` if some draw is still pending after `MAX_ROUNDS`
+    rounds.
 
     Parameters
     ----------
@@ -295,28 +366,36 @@ def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str
     name
         The distribution, for the ``Loop``'s name and the error message.
     """
-    flat_shape = draws.size.unsqueeze([0])
+
     flat_params = [draws.flat(param) for param in params]
+    needed = ~draws.flat(skip)
+    first = Draws(derived_key(draws.key, 0), draws.size.unsqueeze([0]))
+    candidate, accepted = propose(first, *flat_params)
 
-    def step(iteration, key, flat_shape, *params, draw):
-        rounds = Draws(derived_key(key, iteration.cast("uint64")), flat_shape)
-        candidate, accepted = propose(rounds, *params)
-        return {"draw": candidate}, accepted
+    def step(iteration, *params):
+        round_key = derived_key(
+            draws.key.into(iteration.builder), (iteration + 1).cast("uint64")
+        )
+        candidate, accepted = propose(Draws(round_key, params[0].shape()), *params)
+        return {}, accepted, candidate
 
-    start = draws.key.constant(0.0, "float64").expand(flat_shape)
-    draw, done = converge(
+    draw, pending = settle(
         step,
-        [draws.key, flat_shape, *flat_params],
-        {"draw": start},
-        draws.flat(skip),
-        MAX_ROUNDS,
+        flat_params,
+        {},
+        nonzero(needed & ~accepted),
+        where(needed, candidate, 0.0),
+        max(MAX_ROUNDS - 1, 0),
         f"{name}_rejection",
     )
+    skipped = [draws.unfoldable_zeros(draws.size.unsqueeze([0])), needed.indices([])]
+    draw, pending = either(needed.any(), [draw, pending], skipped, ndim=1)
     draws.key.builder.require(
-        done,
+        pending.dim(0).eq(0),
         RuntimeError,
         f"the {name} sampler did not accept every draw within {MAX_ROUNDS} "
         "rounds of rejection sampling",
+        is_scalar=True,
     )
     return draws.shaped(draw)
 
@@ -324,12 +403,13 @@ def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str
 def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name):
     """Discrete inversion: the first ``k`` whose cumulative probability reaches ``u``.
 
-    A sequential search for all draws at once in one ONNX ``Loop``, from
-    ``k = start`` of probability ``pmf = start_pmf`` (``start`` is a pair),
-    with ``pmf(k + 1) = pmf(k) ratio(k, *params)``. The search of a draw
-    stops where the cumulative probability reaches its uniform variate, at
-    ``last`` (the end of the support), or past the mode once the next
-    probabilities are below the rounding of the cumulative one.
+    A sequential search for all draws at once in one ONNX ``Loop`` over the
+    draws still searching (see `settle`), from ``k = start`` of probability
+    ``pmf = start_pmf`` (``start`` is a pair), with ``pmf(k + 1) = pmf(k)
+    ratio(k, *params)``. The search of a draw stops where the cumulative
+    probability reaches its uniform variate, at ``last`` (the end of the
+    support), or past the mode once the next probabilities are below the
+    rounding of the cumulative one.
 
     Parameters
     ----------
@@ -346,6 +426,9 @@ def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name)
     """
     u = draws.flat(draws.uniform())
     start_k, start_pmf = (draws.flat(value) for value in start)
+    flat_last = draws.flat(last)
+    done = draws.flat(skip) | (u <= start_pmf) | (start_k >= flat_last)
+    pending = nonzero(~done)
 
     def step(iteration, u, last, *params, k, pmf, cdf):
         factor = ratio(k, *params)
@@ -353,14 +436,22 @@ def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name)
         next_k = k + 1.0
         next_cdf = cdf + next_pmf
         ended = (next_k >= last) | ((factor < 1.0) & (next_pmf < NEGLIGIBLE * cdf))
-        return {"k": next_k, "pmf": next_pmf, "cdf": next_cdf}, (u <= next_cdf) | ended
+        state = {"k": next_k, "pmf": next_pmf, "cdf": next_cdf}
+        return state, (u <= next_cdf) | ended, next_k
 
-    k, *_ = converge(
+    start_state = {
+        "k": start_k.take(pending, axis=0),
+        "pmf": start_pmf.take(pending, axis=0),
+        "cdf": start_pmf.take(pending, axis=0),
+    }
+    k, _ = settle(
         step,
-        [u, draws.flat(last), *(draws.flat(param) for param in params)],
-        {"k": start_k, "pmf": start_pmf, "cdf": start_pmf},
-        draws.flat(skip) | (u <= start_pmf) | (start_k >= draws.flat(last)),
+        [u, flat_last, *(draws.flat(param) for param in params)],
+        start_state,
+        pending,
+        start_k,
         2**62,
         f"{name}_inversion",
     )
+    [k] = either((~draws.flat(skip)).any(), [k], [start_k], ndim=1)
     return draws.shaped(k)
