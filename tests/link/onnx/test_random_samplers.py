@@ -20,7 +20,7 @@ from pytensor.compile.sharedvalue import shared
 
 import pytensor
 from pytensor.link.onnx.numerics import random as random_numerics
-from pytensor.link.onnx.numerics.random_continuous import truncated_normal
+from pytensor.link.onnx.numerics import random_continuous, random_multivariate
 from tests.link.onnx.utils import evaluate_numerics
 
 
@@ -501,6 +501,32 @@ def assert_normal(sample, mean, variance):
     assert_moments(sample, dist)
 
 
+def numerics_draws(sampler, shape, *params):
+    """Draws of ``shape`` of ``sampler(draws, *params)`` (numerics, float64)."""
+
+    def draw(key, draw_shape, *params):
+        return sampler(random_numerics.Draws(key, draw_shape), *params)
+
+    arrays = [np.asarray(param, "float64") for param in params]
+    return evaluate_numerics(
+        draw, np.uint64(11), np.array(shape), *arrays, output_ndim=len(shape)
+    )
+
+
+# PyMC's samplers run through PyMC's RandomVariables (float64 and float32
+# draws) and, without PyMC, through their numerics
+SOURCES = pytest.mark.parametrize(
+    "source, dtype",
+    [("numerics", "float64"), ("pymc", "float64"), ("pymc", "float32")],
+)
+
+
+def sample_of(source, dtype, make_pymc, sampler, shape, *params):
+    if source == "pymc":
+        return pymc_draws(make_pymc, dtype)
+    return numerics_draws(sampler, shape, *params)
+
+
 ROW_COV = np.array([[2.0, 0.5], [0.5, 1.0]])
 COLUMN_COV = np.array([[1.0, 0.3, 0.1], [0.3, 2.0, -0.4], [0.1, -0.4, 0.5]])
 COMBINATIONS = np.array(
@@ -508,15 +534,21 @@ COMBINATIONS = np.array(
 )
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_matrix_normal_linear_combinations_are_normal(dtype):
+@SOURCES
+def test_matrix_normal_linear_combinations_are_normal(source, dtype):
     # vec(X) ~ N(vec(mu), kron(row_cov, column_cov)) in row-major order
     mu = np.arange(6.0).reshape(2, 3)
-    sample = pymc_draws(
+    sample = sample_of(
+        source,
+        dtype,
         lambda pm: pm.MatrixNormal.dist(
             mu=mu, rowcov=ROW_COV, colcov=COLUMN_COV, size=N_DRAWS
         ),
-        dtype,
+        random_multivariate.matrix_normal,
+        (N_DRAWS, 2, 3),
+        mu,
+        np.linalg.cholesky(ROW_COV),
+        np.linalg.cholesky(COLUMN_COV),
     )
     assert sample.shape == (N_DRAWS, 2, 3)
     covariance = np.kron(ROW_COV, COLUMN_COV)
@@ -526,12 +558,18 @@ def test_matrix_normal_linear_combinations_are_normal(dtype):
         )
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_wishart_quadratic_forms_are_chi_square(dtype):
+@SOURCES
+def test_wishart_quadratic_forms_are_chi_square(source, dtype):
     # a^T X a / a^T V a ~ chi-square(nu)
     nu = 5
-    sample = pymc_draws(
-        lambda pm: pm.Wishart.dist(nu=nu, V=COLUMN_COV, size=N_DRAWS), dtype
+    sample = sample_of(
+        source,
+        dtype,
+        lambda pm: pm.Wishart.dist(nu=nu, V=COLUMN_COV, size=N_DRAWS),
+        random_multivariate.wishart,
+        (N_DRAWS, 3, 3),
+        nu,
+        COLUMN_COV,
     )
     assert sample.shape == (N_DRAWS, 3, 3)
     np.testing.assert_allclose(sample, sample.transpose(0, 2, 1), rtol=1e-5)
@@ -541,6 +579,15 @@ def test_wishart_quadratic_forms_are_chi_square(dtype):
         dist = stats.chi2(nu)
         assert stats.kstest(ratio, dist.cdf).pvalue > MIN_P_VALUE
         assert_moments(ratio, dist)
+
+
+def test_wishart_checks_its_degrees_of_freedom_like_scipy():
+    pm = pytest.importorskip("pymc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        x = pm.Wishart.dist(nu=1, V=COLUMN_COV)
+    with pytest.raises(ValueError, match="Degrees of freedom must be greater"):
+        draw_once(x)
 
 
 ADJACENCY = np.array(
@@ -555,14 +602,21 @@ ADJACENCY = np.array(
 )
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_car_draws_have_the_precision_of_its_logp(dtype):
+@SOURCES
+def test_car_draws_have_the_precision_of_its_logp(source, dtype):
     # x ~ N(mu, Q^-1), Q = tau (D - alpha W): the density PyMC's logp gives
     # (PyMC 5.28's own rng_fn draws with covariance Q^-2)
     mu, alpha, tau = np.arange(5.0), 0.7, 2.0
-    sample = pymc_draws(
-        lambda pm: pm.CAR.dist(mu=mu, W=ADJACENCY, alpha=alpha, tau=tau, size=N_DRAWS),
+    sample = sample_of(
+        source,
         dtype,
+        lambda pm: pm.CAR.dist(mu=mu, W=ADJACENCY, alpha=alpha, tau=tau, size=N_DRAWS),
+        random_multivariate.conditional_autoregression,
+        (N_DRAWS, 5),
+        mu,
+        ADJACENCY,
+        alpha,
+        tau,
     )
     assert sample.shape == (N_DRAWS, 5)
     precision = tau * (np.diag(ADJACENCY.sum(0)) - alpha * ADJACENCY)
@@ -578,12 +632,16 @@ def test_car_checks_its_parameters_like_pymc():
         draw_once(x)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_stick_breaking_weights_break_at_betas(dtype):
+@SOURCES
+def test_stick_breaking_weights_break_at_betas(source, dtype):
     alpha, k = 2.0, 4
-    sample = pymc_draws(
-        lambda pm: pm.StickBreakingWeights.dist(alpha=alpha, K=k, size=N_DRAWS),
+    sample = sample_of(
+        source,
         dtype,
+        lambda pm: pm.StickBreakingWeights.dist(alpha=alpha, K=k, size=N_DRAWS),
+        random_multivariate.stick_breaking_weights,
+        (N_DRAWS, k + 1),
+        alpha,
     )
     assert sample.shape == (N_DRAWS, k + 1)
     np.testing.assert_allclose(sample.sum(-1), 1.0, rtol=1e-5)
@@ -593,13 +651,18 @@ def test_stick_breaking_weights_break_at_betas(dtype):
         assert stats.kstest(v, stats.beta(1, alpha).cdf).pvalue > MIN_P_VALUE
 
 
+def trapezoid_areas(x_points, pdf_points):
+    """The cumulative areas under the density through ``(x_points, pdf_points)``."""
+    widths = np.diff(x_points)
+    segments = (pdf_points[1:] + pdf_points[:-1]) / 2 * widths
+    return np.concatenate([[0.0], np.cumsum(segments)])
+
+
 def piecewise_linear_cdf(x_points, pdf_points):
     """The CDF of the density through ``(x_points, pdf_points)``, normalized."""
     widths = np.diff(x_points)
     slopes = np.diff(pdf_points) / widths
-    areas = np.concatenate(
-        [[0.0], np.cumsum((pdf_points[1:] + pdf_points[:-1]) / 2 * widths)]
-    )
+    areas = trapezoid_areas(x_points, pdf_points)
 
     def cdf(t):
         i = np.clip(np.searchsorted(x_points, t) - 1, 0, len(widths) - 1)
@@ -609,12 +672,20 @@ def piecewise_linear_cdf(x_points, pdf_points):
     return cdf
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_interpolated_inverts_its_piecewise_linear_cdf(dtype):
+@SOURCES
+def test_interpolated_inverts_its_piecewise_linear_cdf(source, dtype):
     x_points = np.array([0.0, 0.5, 1.0, 2.0, 2.5, 4.0, 6.0])
     pdf_points = np.array([0.0, 0.4, 0.4, 0.1, 0.3, 0.05, 0.0])
-    sample = pymc_draws(
-        lambda pm: pm.Interpolated.dist(x_points, pdf_points, size=N_DRAWS), dtype
+    areas = trapezoid_areas(x_points, pdf_points)
+    sample = sample_of(
+        source,
+        dtype,
+        lambda pm: pm.Interpolated.dist(x_points, pdf_points, size=N_DRAWS),
+        random_continuous.interpolated,
+        (N_DRAWS,),
+        x_points,
+        pdf_points / areas[-1],
+        areas / areas[-1],
     )
     assert sample.min() >= 0.0 and sample.max() <= 6.0
     cdf = piecewise_linear_cdf(x_points, pdf_points)
@@ -635,17 +706,14 @@ def test_interpolated_inverts_its_piecewise_linear_cdf(dtype):
 )
 def test_truncated_normal_far_tails(lower, upper):
     # Phi underflows from -37.5 on: far tails are inverted from log Phi
-    def draw(key, shape, mu, sigma, lower, upper):
-        draws = random_numerics.Draws(key, shape)
-        return truncated_normal(draws, mu, sigma, lower, upper)
-
     mu, sigma = 3.0, 0.5
-    sample = evaluate_numerics(
-        draw,
-        np.uint64(7),
-        np.array([N_DRAWS]),
-        *np.array([mu, sigma, lower * sigma + mu, upper * sigma + mu]),
-        output_ndim=1,
+    sample = numerics_draws(
+        random_continuous.truncated_normal,
+        (N_DRAWS,),
+        mu,
+        sigma,
+        lower * sigma + mu,
+        upper * sigma + mu,
     )
     dist = stats.truncnorm(lower, upper, loc=mu, scale=sigma)
     assert (sample >= lower * sigma + mu).all() and (sample <= upper * sigma + mu).all()

@@ -13,8 +13,8 @@ Draws are thus a function of the generator state, as in PyTensor: two
 chain ``rng -> next_rng -> ...`` gives each node its own key.
 
 Samplers that need rejection (gamma, Poisson, binomial, von Mises) run all
-draws at once in an ONNX ``Loop`` until every draw is accepted (see
-`pytensor.link.onnx.numerics.random.until_accepted`). Parameters that NumPy
+draws at once, then the pending ones in an ONNX ``Loop`` until every draw is
+accepted (see `pytensor.link.onnx.numerics.random.until_accepted`). Parameters that NumPy
 rejects raise the ``ValueError`` NumPy raises (`PARAMETER_CHECKS`).
 
 Limits: normal draws stay within 8.6 standard deviations (``u >= 2**-53``),
@@ -45,7 +45,7 @@ from pytensor.link.onnx.numerics import (
 )
 from pytensor.link.onnx.numerics.elementary import expm1, log1p
 from pytensor.link.onnx.numerics.random import Draws, draw_key, mix
-from pytensor.link.onnx.value import Value, concat, minimum, where
+from pytensor.link.onnx.value import Value, concat, where
 
 
 @onnx_typify.register(np.random.Generator)
@@ -260,57 +260,20 @@ def sample_discrete_uniform(op, node, builder, draws, params) -> Value:
 
 def sample_choice_without_replacement(op, node, builder, draws, params) -> Value:
     items, *p, _ = param_values(builder, node, params)
-    n_batch, n_core = op.batch_ndim(node), op.ndims_params[0]
-    n_chosen = node.inputs[-1].type.shape[-1]
-    count = draws.shape.slice(n_batch, n_batch + n_chosen).prod([0])
-    n = first_axis_length(items, n_core)
-    p = p[0].cast("float64") if p else None
-    if p is not None:
-        require_probabilities(builder, p, node.inputs[3].type.dtype, count)
-    builder.require(
-        count <= n,
-        ValueError,
-        "Cannot take a larger sample than population when replace is False",
+    return random_order.choice_without_replacement(
+        draws,
+        items,
+        p[0] if p else None,
+        op.batch_ndim(node),
+        op.ndims_params[0],
+        n_chosen=node.inputs[-1].type.shape[-1],
     )
-    keys = draws.derived(0, concat([draws.shape.slice(0, n_batch), n], axis=0))
-    order = random_order.random_order(keys, minimum(count, n), p)
-    return ordered(items, order, draws, n_batch, n_core)
 
 
 def sample_permutation(op, node, builder, draws, params) -> Value:
     [items] = param_values(builder, node, params)
     n_batch, n_core = op.batch_ndim(node), op.ndims_params[0]
-    n = first_axis_length(items, n_core)
-    keys = draws.derived(0, concat([draws.shape.slice(0, n_batch), n], axis=0))
-    order = random_order.random_order(keys, n)
-    return ordered(items, order, draws, n_batch, n_core)
-
-
-def first_axis_length(items: Value, n_core: int) -> Value:
-    """The number of items: the first core length of ``items``, or for
-    ``n_core = 0`` (an implicit ``arange``) its first element."""
-    if n_core == 0:
-        return items.reshape(items.indices([-1])).slice(0, 1).cast("int64")
-    return items.shape(-n_core).slice(0, 1)
-
-
-def ordered(items: Value, order: Value, draws: Draws, n_batch: int, n_core: int):
-    if n_core > 0:
-        order = random_order.gather_items(items, order, n_batch, n_core)
-    return order.reshape(draws.shape)
-
-
-def require_probabilities(builder, p: Value, dtype, count: Value):
-    # NumPy's checks of p, with its tolerance for the sum
-    atol = max(np.sqrt(np.finfo(np.float64).eps), np.sqrt(np.finfo(dtype).eps))
-    builder.require(p >= 0.0, ValueError, "Probabilities are not non-negative")
-    builder.require(
-        abs(p.sum([-1]) - 1.0) <= atol, ValueError, "Probabilities do not sum to 1"
-    )
-    nonzero = (p > 0.0).cast("int64").sum([-1])
-    builder.require(
-        nonzero >= count, ValueError, "Fewer non-zero entries in p than size"
-    )
+    return random_order.permutation(draws, items, n_batch, n_core)
 
 
 NON_TRANSFORM_SAMPLERS = {
@@ -363,22 +326,16 @@ def choice_core_shape(op, node, values) -> Value:
     items, *_, core_shape = values
     n_chosen = node.inputs[-1].type.shape[-1]
     counts = core_shape.reshape(core_shape.indices([-1])).slice(0, n_chosen)
-    n_core = op.ndims_params[0]
-    if n_core <= 1:
-        return counts.cast("int64")
-    return concat([counts.cast("int64"), items.shape(1 - n_core)], axis=0)
+    rest = [items.shape(1 - op.ndims_params[0])] if op.ndims_params[0] > 1 else []
+    return concat([counts.cast("int64"), *rest], axis=0)
 
 
 def permutation_core_shape(op, node, values) -> Value:
-    return (
-        first_axis_length(values[0], 0)
-        if op.ndims_params[0] == 0
-        else values[0].shape(-op.ndims_params[0])
-    )
+    return random_order.number_of_items(values[0], op.ndims_params[0])
 
 
 def stick_breaking_core_shape(op, node, values) -> Value:
-    return first_axis_length(values[1], 0) + 1
+    return random_order.number_of_items(values[1], 0) + 1
 
 
 # Core shapes that are not the core shape of a parameter
