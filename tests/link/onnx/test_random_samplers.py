@@ -305,6 +305,20 @@ def test_parameters_broadcast_with_size():
     assert abs(fn(20_000).mean(0) - [0.5, 5.0]).max() < 0.1
 
 
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda r: pt.random.normal(size=(3, 0), rng=r), (3, 0)),
+        (lambda r: pt.random.gamma(2.0, 1.0, size=(0, 3), rng=r), (0, 3)),
+        (lambda r: pt.random.poisson(3.0, size=(2, 0), rng=r), (2, 0)),
+        (lambda r: pt.random.dirichlet(np.ones(3), size=(0, 2), rng=r), (0, 2, 3)),
+        (lambda r: pt.random.permutation(np.ones((2, 0)), rng=r), (2, 0)),
+    ],
+)
+def test_sizes_with_a_zero_length(make, shape):
+    assert draw_once(make(rng())).shape == shape
+
+
 def test_multinomial_needs_a_static_number_of_categories():
     p = pt.vector("p")
     x = pt.random.multinomial(5, p, rng=rng())
@@ -649,6 +663,19 @@ def test_stick_breaking_weights_break_at_betas(source, dtype):
     breaks = sample[:, 1:] / np.concatenate([np.ones((N_DRAWS, 1)), rest], -1)[:, 1:-1]
     for v in (sample[:, 0], breaks[:, 0], breaks[:, 2]):
         assert stats.kstest(v, stats.beta(1, alpha).cdf).pvalue > MIN_P_VALUE
+
+
+def test_stick_breaking_weights_of_a_symbolic_number_of_sticks():
+    pm = pytest.importorskip("pymc")
+    alpha, k = pt.dscalar("alpha"), pt.lscalar("k")
+    x = pm.StickBreakingWeights.dist(alpha=alpha, K=k, size=3)
+    fn = pytensor.function([alpha, k], x, mode="ONNX")
+    for n_sticks in (0, 1, 6):
+        weights = fn(2.0, n_sticks)
+        assert weights.shape == (3, n_sticks + 1)
+        np.testing.assert_allclose(weights.sum(-1), 1.0)
+    with pytest.raises(ValueError, match="K needs to be positive"):
+        fn(2.0, -1)
 
 
 def trapezoid_areas(x_points, pdf_points):

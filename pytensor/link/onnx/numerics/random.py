@@ -122,7 +122,7 @@ class Draws:
         )
 
     def shaped(self, flat: Value) -> Value:
-        return flat.apply("Reshape", flat, self.shape)
+        return flat.reshape(self.shape)
 
     def flat(self, value: Value) -> Value:
         """``value`` broadcast to the shape of the draws, flat.
