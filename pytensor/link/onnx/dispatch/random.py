@@ -14,8 +14,9 @@ chain ``rng -> next_rng -> ...`` gives each node its own key.
 
 Samplers that need rejection (gamma, Poisson, binomial, von Mises) run all
 draws at once, then the pending ones in an ONNX ``Loop`` until every draw is
-accepted (see `pytensor.link.onnx.numerics.random.until_accepted`). Parameters that NumPy
-rejects raise the ``ValueError`` NumPy raises (`PARAMETER_CHECKS`).
+accepted (see `pytensor.link.onnx.numerics.random.until_accepted`).
+Parameters that NumPy (or PyMC) rejects raise the ``ValueError`` it raises
+(`PARAMETER_CHECKS`, `PYMC_PARAMETER_CHECKS`).
 
 Limits: normal draws stay within 8.6 standard deviations (``u >= 2**-53``),
 exponential-type tails within 37 scales; ``integers`` is uniform up to a

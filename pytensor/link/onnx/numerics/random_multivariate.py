@@ -17,9 +17,8 @@ from pytensor.link.onnx.value import Value, arange, concat, where
 
 def as_stack(matrices: Value) -> Value:
     """The square matrices of any batch shape as a stack ``(batch, n, n)``."""
-    return matrices.reshape(
-        concat([matrices.indices([-1]), matrices.shape(-2)], axis=0)
-    )
+    n_matrices = matrices.shape(0, -2).prod([0])
+    return matrices.reshape(concat([n_matrices, matrices.shape(-2)], axis=0))
 
 
 def square_root(cov: Value, method: str = "cholesky") -> Value:
@@ -77,7 +76,8 @@ def conditional_autoregression(draws: Draws, mu, adjacency, alpha, tau):
     m = n.squeeze([0])
     degrees = where(diagonal_mask(m, m), w.sum([1]), 0.0)
     factor = cholesky_of_triangle(tau * (degrees - alpha * w), lower=True)
-    z = draws.standard_normal().reshape(concat([ones.slice(0, 1), n * 0 - 1, n], 0))
+    n_draws = draws.size.unsqueeze([0]) / n
+    z = draws.standard_normal().reshape(concat([ones.slice(0, 1), n_draws, n], 0))
     x = substitute(mT(factor), mT(z), lower=False)
     return mu + mT(x).reshape(draws.shape)
 
