@@ -282,9 +282,11 @@ def settle(step, fixed, state: dict, pending: Value, result: Value, max_rounds, 
         counts from 0, int64) returns their next state (a dict), where they
         are finished and their values there.
     fixed
-        float64 vectors of all elements, which the step reads at the pending ones.
+        float64 vectors the step reads, at the pending elements: they travel
+        with them (compressing them with the state costs less than gathering
+        them anew each round).
     state
-        float64 vectors of the pending elements, by name.
+        The initial state of the pending elements, float64 vectors by name.
     pending
         The int64 indices of the elements to compute.
     result
@@ -300,16 +302,19 @@ def settle(step, fixed, state: dict, pending: Value, result: Value, max_rounds, 
         ``result`` with the values of the finished elements scattered in, and
         the indices of the elements still pending after ``max_rounds`` rounds.
     """
+    carried = {**{f"fixed_{i}": value for i, value in enumerate(fixed)}, **state}
     body = result.builder.loop_body(f"{hint}_body")
     iteration = body.value(body.inputs[0].name, "int64")
     old_result = body.value(body.add_input("result", "float64", (None,)), "float64")
     old_pending = body.value(body.add_input("pending", "int64", (None,)), "int64")
-    old_state = {
+    old = {
         name: body.value(body.add_input(name, "float64", (None,)), "float64")
-        for name in state
+        for name in carried
     }
-    at_pending = [value.into(body).take(old_pending, axis=0) for value in fixed]
-    new_state, finished, value = step(iteration, *at_pending, **old_state)
+    at_pending = [old[f"fixed_{i}"] for i in range(len(fixed))]
+    new_state, finished, value = step(
+        iteration, *at_pending, **{name: old[name] for name in state}
+    )
     finished_at = old_pending.compress(finished).unsqueeze([-1])
     new_result = old_result.apply(
         "ScatterND", old_result, finished_at, value.compress(finished)
@@ -319,18 +324,17 @@ def settle(step, fixed, state: dict, pending: Value, result: Value, max_rounds, 
     body.add_output((new_pending.dim(0) > 0).name, "more", "bool", ())
     body.add_output(new_result.name, "result", "float64", (None,))
     body.add_output(new_pending.name, "pending", "int64", (None,))
-    for name in state:
-        body.add_output(
-            new_state[name].compress(running).name, name, "float64", (None,)
-        )
+    new = {**dict(zip(carried, at_pending, strict=False)), **new_state}
+    for name in carried:
+        body.add_output(new[name].compress(running).name, name, "float64", (None,))
     result, pending, *_ = result.apply_multi(
         "Loop",
         result.indices(max_rounds),
         pending.dim(0) > 0,
         result,
         pending,
-        *state.values(),
-        dtypes=["float64", "int64"] + ["float64"] * len(state),
+        *carried.values(),
+        dtypes=["float64", "int64"] + ["float64"] * len(carried),
         body=body.make_graph(),
         hint=hint,
     )
@@ -379,11 +383,13 @@ def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str
         candidate, accepted = propose(Draws(round_key, params[0].shape()), *params)
         return {}, accepted, candidate
 
+    # few draws are pending after the first round: gather their parameters
+    pending = nonzero(needed & ~accepted)
     draw, pending = settle(
         step,
-        flat_params,
+        [param.take(pending, axis=0) for param in flat_params],
         {},
-        nonzero(needed & ~accepted),
+        pending,
         where(needed, candidate, 0.0),
         max(MAX_ROUNDS - 1, 0),
         f"{name}_rejection",
@@ -400,16 +406,16 @@ def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str
     return draws.shaped(draw)
 
 
-def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name):
+def inverse_search(ratio, draws: Draws, *params, start_pmf, last=None, skip, name):
     """Discrete inversion: the first ``k`` whose cumulative probability reaches ``u``.
 
     A sequential search for all draws at once in one ONNX ``Loop`` over the
-    draws still searching (see `settle`), from ``k = start`` of probability
-    ``pmf = start_pmf`` (``start`` is a pair), with ``pmf(k + 1) = pmf(k)
-    ratio(k, *params)``. The search of a draw stops where the cumulative
-    probability reaches its uniform variate, at ``last`` (the end of the
-    support), or past the mode once the next probabilities are below the
-    rounding of the cumulative one.
+    draws still searching (see `settle`), from ``k = 0`` of probability
+    ``start_pmf``, with ``pmf(k + 1) = pmf(k) ratio(k, *params)``. The search
+    of a draw stops where the cumulative probability reaches its uniform
+    variate, at ``last`` (the end of the support, if finite), or past the
+    mode once the next probabilities are below the rounding of the
+    cumulative one.
 
     Parameters
     ----------
@@ -417,41 +423,44 @@ def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name)
         ``ratio(k, *params)`` of flat float64 vectors.
     draws
         The draws; one uniform variate each.
-    params, start, last
+    params, start_pmf, last
         float64 values broadcasting to the shape of the draws.
     skip
-        Where no draw is needed (a bool): those give ``start``.
+        Where no draw is needed (a bool): those give 0.
     name
         The distribution, for the ``Loop``'s name.
     """
     u = draws.flat(draws.uniform())
-    start_k, start_pmf = (draws.flat(value) for value in start)
-    flat_last = draws.flat(last)
-    done = draws.flat(skip) | (u <= start_pmf) | (start_k >= flat_last)
-    pending = nonzero(~done)
+    pmf = draws.flat(start_pmf)
+    ends = [] if last is None else [draws.flat(last)]
+    done = draws.flat(skip) | (u <= pmf)
+    if ends:
+        done = done | (ends[0] <= 0.0)
 
-    def step(iteration, u, last, *params, k, pmf, cdf):
+    def step(iteration, u, *rest, pmf, cdf):
+        last, params = rest[: len(ends)], rest[len(ends) :]
+        k = iteration.cast("float64")  # where every searching draw is
         factor = ratio(k, *params)
         next_pmf = pmf * factor
         next_k = k + 1.0
         next_cdf = cdf + next_pmf
-        ended = (next_k >= last) | ((factor < 1.0) & (next_pmf < NEGLIGIBLE * cdf))
-        state = {"k": next_k, "pmf": next_pmf, "cdf": next_cdf}
-        return state, (u <= next_cdf) | ended, next_k
+        ended = (factor < 1.0) & (next_pmf < NEGLIGIBLE * cdf)
+        if last:
+            ended = ended | (next_k >= last[0])
+        state = {"pmf": next_pmf, "cdf": next_cdf}
+        return state, (u <= next_cdf) | ended, next_k.expand(u.shape())
 
-    start_state = {
-        "k": start_k.take(pending, axis=0),
-        "pmf": start_pmf.take(pending, axis=0),
-        "cdf": start_pmf.take(pending, axis=0),
-    }
+    # most draws search: select theirs by Compress, cheaper than Gather
+    searching = ~done
+    fixed = [u, *ends, *(draws.flat(param) for param in params)]
     k, _ = settle(
         step,
-        [u, flat_last, *(draws.flat(param) for param in params)],
-        start_state,
-        pending,
-        start_k,
+        [value.compress(searching) for value in fixed],
+        {"pmf": pmf.compress(searching), "cdf": pmf.compress(searching)},
+        nonzero(searching),
+        u * 0.0,
         2**62,
         f"{name}_inversion",
     )
-    [k] = either((~draws.flat(skip)).any(), [k], [start_k], ndim=1)
+    [k] = either((~draws.flat(skip)).any(), [k], [u * 0.0], ndim=1)
     return draws.shaped(k)
