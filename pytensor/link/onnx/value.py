@@ -453,6 +453,53 @@ def concat(parts, axis: int) -> Value:
     return parts[0].apply("Concat", *parts, axis=axis)
 
 
+def either(
+    condition: Value, if_true: list[Value], if_false: list[Value]
+) -> list[Value]:
+    """The values ``if_true`` where the 0-d bool ``condition`` holds, else
+    ``if_false``, through an ``If`` whose branches return them.
+
+    The graph pass `~pytensor.link.onnx.passes.if_branches.move_into_branches`
+    then moves into each branch the nodes that only it reads, so that only
+    the values of the branch taken are computed.
+    """
+    builder = condition.builder
+    branches = {}
+    for branch, values in (("then_branch", if_true), ("else_branch", if_false)):
+        sub = builder.subgraph(branch)
+        for value in values:
+            sub.add_output(value.name, branch, value.dtype, None)
+        branches[branch] = sub.make_graph()
+    names = builder.add_multi(
+        "If", [condition.name], n_outputs=len(if_true), hint="either", **branches
+    )
+    return [
+        builder.value(name, value.dtype)
+        for name, value in zip(names, if_true, strict=True)
+    ]
+
+
+def along_axis(axis: Value, ndim: int, compute) -> Value:
+    """``compute(k)`` for the non-negative ``k`` that the 0-d int64 ``axis``
+    (negative from the end) names at run time, among the ``ndim`` axes.
+
+    Only the branch of that axis runs (`either`); an axis out of range
+    raises NumPy's ``AxisError``.
+    """
+    builder = axis.builder
+    axis = where(axis < 0, axis + ndim, axis)
+    builder.require(
+        (axis >= 0) & (axis < ndim),
+        np.exceptions.AxisError,
+        f"axis is out of bounds for array of dimension {ndim}",
+        is_scalar=True,
+    )
+    [result] = [compute(ndim - 1)]
+    for k in reversed(range(ndim - 1)):
+        [result] = either(axis.eq(k), [compute(k)], [result])
+    return result
+
+
 def arange(length: Value) -> Value:
     """``numpy.arange(length)`` for a 0-d int64 ``length``."""
     return length.apply("Range", length.constant(0), length, length.constant(1))

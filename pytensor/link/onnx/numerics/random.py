@@ -25,8 +25,7 @@ a model.
 
 import numpy as np
 
-from pytensor.link.onnx.numerics.linalg.blocks import either
-from pytensor.link.onnx.value import Value, arange, concat, where
+from pytensor.link.onnx.value import Value, arange, concat, either, where
 
 
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
@@ -395,7 +394,7 @@ def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str
         f"{name}_rejection",
     )
     skipped = [draws.unfoldable_zeros(draws.size.unsqueeze([0])), needed.indices([])]
-    draw, pending = either(needed.any(), [draw, pending], skipped, ndim=1)
+    draw, pending = either(needed.any(), [draw, pending], skipped)
     draws.key.builder.require(
         pending.dim(0).eq(0),
         RuntimeError,
@@ -462,5 +461,5 @@ def inverse_search(ratio, draws: Draws, *params, start_pmf, last=None, skip, nam
         2**62,
         f"{name}_inversion",
     )
-    [k] = either((~draws.flat(skip)).any(), [k], [u * 0.0], ndim=1)
+    [k] = either((~draws.flat(skip)).any(), [k], [u * 0.0])
     return draws.shaped(k)

@@ -37,18 +37,18 @@ def block_size(size: int | None) -> int:
     return -(-size // blocks)
 
 
-def either(condition: Value, if_true, if_false, ndim: int = 3) -> list[Value]:
+def either(condition: Value, if_true, if_false) -> list[Value]:
     """The stacks ``if_true`` where the 0-d bool ``condition`` holds, else
     ``if_false``, through an ``If`` whose branches return them: the graph
     pass `~pytensor.link.onnx.passes.if_branches.move_into_branches` then
     moves into each branch the nodes that only it reads, so that only the
-    values of the branch taken are computed. The values are of rank ``ndim``."""
+    values of the branch taken are computed."""
     builder = condition.builder
     branches = {}
     for branch, values in (("then_branch", if_true), ("else_branch", if_false)):
         sub = builder.subgraph(branch)
         for value in values:
-            sub.add_output(value.name, branch, value.dtype, (None,) * ndim)
+            sub.add_output(value.name, branch, value.dtype, (None,) * 3)
         branches[branch] = sub.make_graph()
     names = builder.add_multi(
         "If", [condition.name], n_outputs=len(if_true), hint="by_size", **branches
