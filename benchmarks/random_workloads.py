@@ -31,9 +31,9 @@ DISTRIBUTIONS = {
         lambda rng, size: pt.random.gamma(0.3, scale=1.0, size=size, rng=rng),
         lambda gen, size: gen.gamma(0.3, size=size),
     ),
-    "poisson(3)": (
-        lambda rng, size: pt.random.poisson(3.0, size=size, rng=rng),
-        lambda gen, size: gen.poisson(3.0, size=size),
+    "poisson(4)": (
+        lambda rng, size: pt.random.poisson(4.0, size=size, rng=rng),
+        lambda gen, size: gen.poisson(4.0, size=size),
     ),
     "poisson(1000)": (
         lambda rng, size: pt.random.poisson(1000.0, size=size, rng=rng),
@@ -43,11 +43,9 @@ DISTRIBUTIONS = {
         lambda rng, size: pt.random.beta(2.0, 3.0, size=size, rng=rng),
         lambda gen, size: gen.beta(2.0, 3.0, size=size),
     ),
-    "dirichlet(1, 2, 3)": (
-        lambda rng, size: pt.random.dirichlet(
-            np.array([1.0, 2.0, 3.0]), size=size, rng=rng
-        ),
-        lambda gen, size: gen.dirichlet([1.0, 2.0, 3.0], size=size),
+    "dirichlet(5 x 1.0)": (
+        lambda rng, size: pt.random.dirichlet(np.ones(5), size=size, rng=rng),
+        lambda gen, size: gen.dirichlet(np.ones(5), size=size),
     ),
 }
 

@@ -265,6 +265,10 @@ class Value:
             index = self.indices(index)
         return self.apply("Gather", self, index, axis=axis)
 
+    def compress(self, condition: "Value") -> "Value":
+        """The elements along the first axis where the bool vector ``condition`` holds."""
+        return self.apply("Compress", self, condition, axis=0)
+
     def take_along(self, index, axis: int) -> "Value":
         return self.apply("GatherElements", self, index, axis=axis)
 
@@ -333,14 +337,18 @@ class Value:
     def transpose(self, perm) -> "Value":
         return self.apply("Transpose", self, perm=list(perm))
 
+    def matrix_transpose(self) -> "Value":
+        """The transpose of the matrices of the last two axes, of any batch shape."""
+        return self.apply("Einsum", self, equation="...ij->...ji")
+
     def shape(self, start: int = 0, end: int | None = None) -> "Value":
         """``Shape``: the lengths of the axes ``start:end``, an int64 vector."""
         bounds = {"start": start} if end is None else {"start": start, "end": end}
         return self.apply("Shape", self, **bounds)
 
     def dim(self, axis: int) -> "Value":
-        """The length of ``axis``, a 0-d int64."""
-        return self.shape(axis, axis + 1).squeeze([0])
+        """The length of ``axis`` (negative counts from the end), a 0-d int64."""
+        return self.shape(axis, None if axis == -1 else axis + 1).squeeze([0])
 
     def full_like(self, value) -> "Value":
         """An array shaped and typed like this one, filled with ``value``."""

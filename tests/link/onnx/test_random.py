@@ -524,20 +524,35 @@ def test_draws_in_a_larger_graph():
     assert abs(kept.mean() - 5.0) < 0.01 and abs(kept.std() - 0.1) < 0.01
 
 
-UNSUPPORTED = {
-    "permutation": lambda rng: pt.random.permutation(5, rng=rng),
-    "choice_without_replacement": lambda rng: pt.random.choice(
-        5, size=(3,), replace=False, rng=rng
-    ),
+class UnknownRV(RandomVariable):
+    name = "unknown"
+    signature = "()->()"
+    dtype = "floatX"
+
+
+def test_a_random_variable_without_sampler_raises_with_its_name():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        x = UnknownRV()(0.0, rng=shared(np.random.default_rng(0)))
+    with pytest.raises(
+        NotImplementedError,
+        match=r"(?s)no sampler for the unknown distribution \(UnknownRV\): it has "
+        "no ONNX sampler yet. It samples .*permutation",
+    ):
+        pytensor.function([], x, mode="ONNX")
+
+
+# PyMC's distributions that cannot be sampled (the PyMC ones of the table)
+PYMC_UNSUPPORTED = {
+    "Flat": lambda pm: pm.Flat.dist(),
+    "ICAR": lambda pm: pm.ICAR.dist(W=np.array([[0, 1], [1, 0]])),
 }
 
 
-@pytest.mark.parametrize("name", list(UNSUPPORTED))
+@pytest.mark.parametrize("name", list(PYMC_UNSUPPORTED))
 def test_unsupported_distributions_raise_with_their_name_and_reason(name):
-    rng = shared(np.random.default_rng(0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        x = UNSUPPORTED[name](rng)
+    pm = pytest.importorskip("pymc")
+    x = PYMC_UNSUPPORTED[name](pm)
     op = x.owner.op
     reason = random_dispatch.UNSUPPORTED[type(op).__name__]
     with pytest.raises(

@@ -8,6 +8,7 @@ fixed, so the outcome is deterministic; the p-value threshold, 1e-4, is far
 above what a wrong sampler gives (~1e-50) at this sample size.
 """
 
+import itertools
 import warnings
 
 import numpy as np
@@ -19,8 +20,13 @@ from pytensor.compile.sharedvalue import shared
 
 import pytensor
 from pytensor.link.onnx.numerics import random as random_numerics
+from pytensor.link.onnx.numerics import random_continuous, random_multivariate
+from tests.link.onnx.utils import evaluate_numerics
 
 
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:RandomVariable Ops will stop hiding:DeprecationWarning"
+)
 N_DRAWS = 20_000
 MIN_P_VALUE = 1e-4
 STANDARD_ERRORS = 6
@@ -256,8 +262,9 @@ def test_invalid_parameters_raise_like_numpy(make, message, same_in_python_mode)
 
 
 def test_rejection_cap_raises(monkeypatch):
-    monkeypatch.setattr(random_numerics, "MAX_ROUNDS", 0)
-    x = pt.random.gamma(2.0, 1.0, size=3, rng=rng())
+    # one round: some of 1,000 draws are rejected (each with probability ~0.05)
+    monkeypatch.setattr(random_numerics, "MAX_ROUNDS", 1)
+    x = pt.random.gamma(2.0, 1.0, size=1000, rng=rng())
     with pytest.raises(RuntimeError, match="gamma sampler did not accept every draw"):
         draw_once(x)
 
@@ -298,11 +305,139 @@ def test_parameters_broadcast_with_size():
     assert abs(fn(20_000).mean(0) - [0.5, 5.0]).max() < 0.1
 
 
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda r: pt.random.normal(size=(3, 0), rng=r), (3, 0)),
+        (lambda r: pt.random.gamma(2.0, 1.0, size=(0, 3), rng=r), (0, 3)),
+        (lambda r: pt.random.poisson(3.0, size=(2, 0), rng=r), (2, 0)),
+        (lambda r: pt.random.dirichlet(np.ones(3), size=(0, 2), rng=r), (0, 2, 3)),
+        (lambda r: pt.random.permutation(np.ones((2, 0)), rng=r), (2, 0)),
+    ],
+)
+def test_sizes_with_a_zero_length(make, shape):
+    assert draw_once(make(rng())).shape == shape
+
+
 def test_multinomial_needs_a_static_number_of_categories():
     p = pt.vector("p")
     x = pt.random.multinomial(5, p, rng=rng())
     with pytest.raises(NotImplementedError, match="number of categories known"):
         pytensor.function([p], x, mode="ONNX")
+
+
+# Permutations and choices without replacement
+
+
+def ordered_counts(sample, n_items):
+    """How often each ordered tuple of items (the rows of ``sample``) occurs."""
+    codes = (sample.astype("int64") * n_items ** np.arange(sample.shape[1])).sum(1)
+    return np.bincount(codes, minlength=n_items ** sample.shape[1])
+
+
+def ordered_codes(n_items, n_chosen):
+    """The `ordered_counts` indices of the tuples of distinct items."""
+    weights = n_items ** np.arange(n_chosen)
+    return [
+        int(np.dot(items, weights))
+        for items in itertools.permutations(range(n_items), n_chosen)
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_permutations_are_uniform(dtype):
+    items = np.arange(4, dtype=dtype)
+    sample = draw_once(pt.random.permutation(items, size=(N_DRAWS,), rng=rng()))
+    assert sample.dtype == dtype and sample.shape == (N_DRAWS, 4)
+    counts = ordered_counts(sample, 4)
+    codes = ordered_codes(4, 4)
+    assert counts.sum() == counts[codes].sum() == N_DRAWS
+    assert stats.chisquare(counts[codes]).pvalue > MIN_P_VALUE
+
+
+def test_permutation_of_an_integer_and_of_rows_per_batch():
+    np.testing.assert_array_equal(
+        np.sort(draw_once(pt.random.permutation(7, rng=rng()))), np.arange(7)
+    )
+    x = np.arange(2 * 5 * 3).reshape(2, 5, 3)
+    op = pt.random.permutation(x[0], rng=rng()).owner.op
+    sample = draw_once(op(x, rng=rng()))
+    assert sample.shape == x.shape and sample.dtype == x.dtype
+    for batch, rows in zip(x, sample, strict=True):
+        order = np.argsort(rows[:, 0])
+        np.testing.assert_array_equal(rows[order], batch)
+    assert not np.array_equal(sample[0] - x[0], sample[1] - x[1])
+
+
+def choose(n_items, n_chosen, p, batch):
+    """Choices of ``n_chosen`` of ``range(n_items)`` without replacement, with
+    probabilities ``p`` (or None), ``batch`` times."""
+    x = pt.random.choice(n_items, size=(n_chosen,), replace=False, p=p, rng=rng())
+    op = x.owner.op
+    return draw_once(op(*op.dist_params(x.owner), size=(batch,), rng=rng()))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_weighted_choice_draws_in_the_order_of_successive_draws(dtype):
+    # P(first i, then j) = p_i p_j / (1 - p_i), as NumPy's successive draws
+    p = np.array([0.1, 0.2, 0.3, 0.4], dtype=dtype)
+    sample = choose(4, 2, p, N_DRAWS)
+    assert sample.shape == (N_DRAWS, 2)
+    pairs = list(itertools.permutations(range(4), 2))
+    expected = np.array([p[i] * p[j] / (1 - p[i]) for i, j in pairs], "float64")
+    counts = ordered_counts(sample, 4)[ordered_codes(4, 2)]
+    assert counts.sum() == N_DRAWS
+    expected_counts = expected / expected.sum() * N_DRAWS
+    assert stats.chisquare(counts, expected_counts).pvalue > MIN_P_VALUE
+
+
+def test_uniform_choice_draws_every_ordered_subset_alike():
+    sample = choose(5, 3, None, N_DRAWS)
+    counts = ordered_counts(sample, 5)
+    codes = ordered_codes(5, 3)
+    assert counts.sum() == counts[codes].sum() == N_DRAWS
+    assert stats.chisquare(counts[codes]).pvalue > MIN_P_VALUE
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_choice_of_rows_with_a_core_shape(dtype):
+    items = np.arange(12, dtype=dtype).reshape(6, 2)
+    x = pt.random.choice(items, size=(2, 2), replace=False, rng=rng())
+    sample = draw_once(x)
+    assert sample.shape == (2, 2, 2) and sample.dtype == dtype
+    rows = sample.reshape(4, 2)
+    assert len({tuple(row) for row in rows}) == 4
+    assert all(row[1] == row[0] + 1 and row[0] % 2 == 0 for row in rows)
+
+
+def choice_of(n_items, n_chosen, p=None):
+    return lambda r: pt.random.choice(
+        n_items,
+        size=(n_chosen,),
+        replace=False,
+        p=None if p is None else np.array(p),
+        rng=r,
+    )
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (choice_of(3, 4), "Cannot take a larger sample than population"),
+        (choice_of(3, 2, [0.5, 0.5, 0.0]), None),
+        (choice_of(3, 3, [0.5, 0.5, 0.0]), "Fewer non-zero entries in p than size"),
+        (choice_of(2, 1, [1.5, -0.5]), "Probabilities are not non-negative"),
+        (choice_of(2, 1, [0.5, 0.6]), "Probabilities do not sum to 1"),
+    ],
+)
+def test_choice_without_replacement_raises_like_numpy(make, message):
+    x = make(rng())
+    if message is None:
+        assert sorted(draw_once(x)) == [0, 1]
+        return
+    for mode in ("ONNX", Mode(linker="py", optimizer=None)):
+        with pytest.raises(ValueError, match=message):
+            pytensor.function([], x, mode=mode)()
 
 
 # PyMC's RandomVariables: name, PyMC distribution, parameters, SciPy's
@@ -321,6 +456,11 @@ PYMC_CASES = {
         "TruncatedNormal",
         dict(mu=0.0, sigma=1.0, upper=-3.0),
         stats.truncnorm(-np.inf, -3),
+    ),
+    "TruncatedNormal far tail": (
+        "TruncatedNormal",
+        dict(mu=1.0, sigma=2.0, lower=81.0, upper=83.0),
+        stats.truncnorm(40, 41, loc=1, scale=2),
     ),
     "SkewNormal": (
         "SkewNormal",
@@ -344,14 +484,265 @@ PYMC_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(PYMC_CASES))
-def test_pymc_goodness_of_fit(name):
+def pymc_draws(make, dtype):
+    """Draws of the PyMC distribution ``make(pm)`` built with ``floatX = dtype``."""
     pm = pytest.importorskip("pymc")
+    with pytensor.config.change_flags(floatX=dtype), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        sample = draw_once(make(pm))
+    if sample.dtype.kind == "f":
+        assert sample.dtype == dtype
+    return sample.astype("float64") if sample.dtype.kind == "f" else sample
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(PYMC_CASES))
+def test_pymc_goodness_of_fit(name, dtype):
     distribution, params, dist = PYMC_CASES[name]
-    x = getattr(pm, distribution).dist(**params, size=N_DRAWS)
-    sample = draw_once(x)
+    sample = pymc_draws(
+        lambda pm: getattr(pm, distribution).dist(**params, size=N_DRAWS), dtype
+    )
     if sample.dtype.kind == "f":
         assert stats.kstest(sample, dist.cdf).pvalue > MIN_P_VALUE
     else:
         assert quantile_bins_p_value(sample, dist) > MIN_P_VALUE
+    assert_moments(sample, dist)
+
+
+def assert_normal(sample, mean, variance):
+    dist = stats.norm(mean, np.sqrt(variance))
+    assert stats.kstest(sample, dist.cdf).pvalue > MIN_P_VALUE
+    assert_moments(sample, dist)
+
+
+def numerics_draws(sampler, shape, *params):
+    """Draws of ``shape`` of ``sampler(draws, *params)`` (numerics, float64)."""
+
+    def draw(key, draw_shape, *params):
+        return sampler(random_numerics.Draws(key, draw_shape), *params)
+
+    arrays = [np.asarray(param, "float64") for param in params]
+    return evaluate_numerics(
+        draw, np.uint64(11), np.array(shape), *arrays, output_ndim=len(shape)
+    )
+
+
+# PyMC's samplers run through PyMC's RandomVariables (float64 and float32
+# draws) and, without PyMC, through their numerics
+SOURCES = pytest.mark.parametrize(
+    "source, dtype",
+    [("numerics", "float64"), ("pymc", "float64"), ("pymc", "float32")],
+)
+
+
+def sample_of(source, dtype, make_pymc, sampler, shape, *params):
+    if source == "pymc":
+        return pymc_draws(make_pymc, dtype)
+    return numerics_draws(sampler, shape, *params)
+
+
+ROW_COV = np.array([[2.0, 0.5], [0.5, 1.0]])
+COLUMN_COV = np.array([[1.0, 0.3, 0.1], [0.3, 2.0, -0.4], [0.1, -0.4, 0.5]])
+COMBINATIONS = np.array(
+    [[1.0, -2.0, 0.5, 0.0, 1.5, 1.0], [0.0, 1.0, 0.0, -1.0, 0.0, 0.3]]
+)
+
+
+@SOURCES
+def test_matrix_normal_linear_combinations_are_normal(source, dtype):
+    # vec(X) ~ N(vec(mu), kron(row_cov, column_cov)) in row-major order
+    mu = np.arange(6.0).reshape(2, 3)
+    sample = sample_of(
+        source,
+        dtype,
+        lambda pm: pm.MatrixNormal.dist(
+            mu=mu, rowcov=ROW_COV, colcov=COLUMN_COV, size=N_DRAWS
+        ),
+        random_multivariate.matrix_normal,
+        (N_DRAWS, 2, 3),
+        mu,
+        np.linalg.cholesky(ROW_COV),
+        np.linalg.cholesky(COLUMN_COV),
+    )
+    assert sample.shape == (N_DRAWS, 2, 3)
+    covariance = np.kron(ROW_COV, COLUMN_COV)
+    for w in COMBINATIONS:
+        assert_normal(
+            sample.reshape(N_DRAWS, 6) @ w, w @ mu.ravel(), w @ covariance @ w
+        )
+
+
+@SOURCES
+def test_wishart_quadratic_forms_are_chi_square(source, dtype):
+    # a^T X a / a^T V a ~ chi-square(nu)
+    nu = 5
+    sample = sample_of(
+        source,
+        dtype,
+        lambda pm: pm.Wishart.dist(nu=nu, V=COLUMN_COV, size=N_DRAWS),
+        random_multivariate.wishart,
+        (N_DRAWS, 3, 3),
+        nu,
+        COLUMN_COV,
+    )
+    assert sample.shape == (N_DRAWS, 3, 3)
+    np.testing.assert_allclose(sample, sample.transpose(0, 2, 1), rtol=1e-5)
+    for a in ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, -1.0, 2.0]):
+        a = np.array(a)
+        ratio = np.einsum("i,nij,j->n", a, sample, a) / (a @ COLUMN_COV @ a)
+        dist = stats.chi2(nu)
+        assert stats.kstest(ratio, dist.cdf).pvalue > MIN_P_VALUE
+        assert_moments(ratio, dist)
+
+
+def test_wishart_checks_its_degrees_of_freedom_like_scipy():
+    pm = pytest.importorskip("pymc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        x = pm.Wishart.dist(nu=1, V=COLUMN_COV)
+    with pytest.raises(ValueError, match="Degrees of freedom must be greater"):
+        draw_once(x)
+
+
+ADJACENCY = np.array(
+    [
+        [0, 1, 0, 0, 1],
+        [1, 0, 1, 0, 0],
+        [0, 1, 0, 1, 1],
+        [0, 0, 1, 0, 1],
+        [1, 0, 1, 1, 0],
+    ],
+    dtype=float,
+)
+
+
+@SOURCES
+def test_car_draws_have_the_precision_of_its_logp(source, dtype):
+    # x ~ N(mu, Q^-1), Q = tau (D - alpha W): the density PyMC's logp gives
+    # (PyMC 5.28's own rng_fn draws with covariance Q^-2)
+    mu, alpha, tau = np.arange(5.0), 0.7, 2.0
+    sample = sample_of(
+        source,
+        dtype,
+        lambda pm: pm.CAR.dist(mu=mu, W=ADJACENCY, alpha=alpha, tau=tau, size=N_DRAWS),
+        random_multivariate.conditional_autoregression,
+        (N_DRAWS, 5),
+        mu,
+        ADJACENCY,
+        alpha,
+        tau,
+    )
+    assert sample.shape == (N_DRAWS, 5)
+    precision = tau * (np.diag(ADJACENCY.sum(0)) - alpha * ADJACENCY)
+    covariance = np.linalg.inv(precision)
+    for w in np.array([[1.0, 0, 0, 0, 0], [0, 0, 0, 1, 0], [1, -1, 0.5, 2, 0]]):
+        assert_normal(sample @ w, w @ mu, w @ covariance @ w)
+
+
+def test_car_checks_its_parameters_like_pymc():
+    pm = pytest.importorskip("pymc")
+    x = pm.CAR.dist(mu=np.zeros(5), W=ADJACENCY, alpha=1.0, tau=1.0)
+    with pytest.raises(ValueError, match="the domain of alpha is: -1 < alpha < 1"):
+        draw_once(x)
+
+
+@SOURCES
+def test_stick_breaking_weights_break_at_betas(source, dtype):
+    alpha, k = 2.0, 4
+    sample = sample_of(
+        source,
+        dtype,
+        lambda pm: pm.StickBreakingWeights.dist(alpha=alpha, K=k, size=N_DRAWS),
+        random_multivariate.stick_breaking_weights,
+        (N_DRAWS, k + 1),
+        alpha,
+    )
+    assert sample.shape == (N_DRAWS, k + 1)
+    np.testing.assert_allclose(sample.sum(-1), 1.0, rtol=1e-5)
+    rest = 1.0 - np.cumsum(sample, axis=-1)
+    breaks = sample[:, 1:] / np.concatenate([np.ones((N_DRAWS, 1)), rest], -1)[:, 1:-1]
+    for v in (sample[:, 0], breaks[:, 0], breaks[:, 2]):
+        assert stats.kstest(v, stats.beta(1, alpha).cdf).pvalue > MIN_P_VALUE
+
+
+def test_stick_breaking_weights_of_a_symbolic_number_of_sticks():
+    pm = pytest.importorskip("pymc")
+    alpha, k = pt.dscalar("alpha"), pt.lscalar("k")
+    x = pm.StickBreakingWeights.dist(alpha=alpha, K=k, size=3)
+    fn = pytensor.function([alpha, k], x, mode="ONNX")
+    for n_sticks in (0, 1, 6):
+        weights = fn(2.0, n_sticks)
+        assert weights.shape == (3, n_sticks + 1)
+        np.testing.assert_allclose(weights.sum(-1), 1.0)
+    with pytest.raises(ValueError, match="K needs to be positive"):
+        fn(2.0, -1)
+
+
+def trapezoid_areas(x_points, pdf_points):
+    """The cumulative areas under the density through ``(x_points, pdf_points)``."""
+    widths = np.diff(x_points)
+    segments = (pdf_points[1:] + pdf_points[:-1]) / 2 * widths
+    return np.concatenate([[0.0], np.cumsum(segments)])
+
+
+def piecewise_linear_cdf(x_points, pdf_points):
+    """The CDF of the density through ``(x_points, pdf_points)``, normalized."""
+    widths = np.diff(x_points)
+    slopes = np.diff(pdf_points) / widths
+    areas = trapezoid_areas(x_points, pdf_points)
+
+    def cdf(t):
+        i = np.clip(np.searchsorted(x_points, t) - 1, 0, len(widths) - 1)
+        d = np.clip(t - x_points[i], 0.0, widths[i])
+        return (areas[i] + pdf_points[i] * d + slopes[i] * d * d / 2) / areas[-1]
+
+    return cdf
+
+
+@SOURCES
+def test_interpolated_inverts_its_piecewise_linear_cdf(source, dtype):
+    x_points = np.array([0.0, 0.5, 1.0, 2.0, 2.5, 4.0, 6.0])
+    pdf_points = np.array([0.0, 0.4, 0.4, 0.1, 0.3, 0.05, 0.0])
+    areas = trapezoid_areas(x_points, pdf_points)
+    sample = sample_of(
+        source,
+        dtype,
+        lambda pm: pm.Interpolated.dist(x_points, pdf_points, size=N_DRAWS),
+        random_continuous.interpolated,
+        (N_DRAWS,),
+        x_points,
+        pdf_points / areas[-1],
+        areas / areas[-1],
+    )
+    assert sample.min() >= 0.0 and sample.max() <= 6.0
+    cdf = piecewise_linear_cdf(x_points, pdf_points)
+    assert stats.kstest(sample, cdf).pvalue > MIN_P_VALUE
+
+
+@pytest.mark.parametrize(
+    "lower, upper",
+    [
+        (40.0, 41.0),
+        (-1e3, -999.0),
+        (40.0, np.inf),
+        (-np.inf, -50.0),
+        (1000.0, 1000.001),
+        (-6.0, -5.0),
+        (-1.0, 4.0),
+    ],
+)
+def test_truncated_normal_far_tails(lower, upper):
+    # Phi underflows from -37.5 on: far tails are inverted from log Phi
+    mu, sigma = 3.0, 0.5
+    sample = numerics_draws(
+        random_continuous.truncated_normal,
+        (N_DRAWS,),
+        mu,
+        sigma,
+        lower * sigma + mu,
+        upper * sigma + mu,
+    )
+    dist = stats.truncnorm(lower, upper, loc=mu, scale=sigma)
+    assert (sample >= lower * sigma + mu).all() and (sample <= upper * sigma + mu).all()
+    assert stats.kstest(sample, dist.cdf).pvalue > MIN_P_VALUE
     assert_moments(sample, dist)

@@ -13,9 +13,10 @@ Draws are thus a function of the generator state, as in PyTensor: two
 chain ``rng -> next_rng -> ...`` gives each node its own key.
 
 Samplers that need rejection (gamma, Poisson, binomial, von Mises) run all
-draws at once in an ONNX ``Loop`` until every draw is accepted (see
-`pytensor.link.onnx.numerics.random.until_accepted`). Parameters that NumPy
-rejects raise the ``ValueError`` NumPy raises (`PARAMETER_CHECKS`).
+draws at once, then the pending ones in an ONNX ``Loop`` until every draw is
+accepted (see `pytensor.link.onnx.numerics.random.until_accepted`).
+Parameters that NumPy (or PyMC) rejects raise the ``ValueError`` it raises
+(`PARAMETER_CHECKS`, `PYMC_PARAMETER_CHECKS`).
 
 Limits: normal draws stay within 8.6 standard deviations (``u >= 2**-53``),
 exponential-type tails within 37 scales; ``integers`` is uniform up to a
@@ -43,12 +44,10 @@ from pytensor.link.onnx.numerics import (
     random_continuous,
     random_discrete,
     random_gamma,
+    random_multivariate,
+    random_order,
 )
 from pytensor.link.onnx.numerics.elementary import expm1, log1p
-from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
-    cholesky_of_triangle,
-)
-from pytensor.link.onnx.numerics.linalg.decomposition.eigen import jacobi_eigen
 from pytensor.link.onnx.numerics.random import Draws, draw_key, mix
 from pytensor.link.onnx.value import Value, concat, where
 
@@ -114,6 +113,15 @@ PYMC_SAMPLERS: dict[str, Callable[..., Value]] = {
     "RiceRV": random_continuous.rice,
     "MoyalRV": random_continuous.moyal,
     "WaldRV": pymc_wald,
+    "InterpolatedRV": random_continuous.interpolated,
+    "MatrixNormalRV": random_multivariate.matrix_normal,
+    "WishartRV": random_multivariate.wishart,
+    "CARRV": lambda draws, mu, w, alpha, tau, w_is_valid: (
+        random_multivariate.conditional_autoregression(draws, mu, w, alpha, tau)
+    ),
+    "StickBreakingWeightsRV": lambda draws, alpha, k: (
+        random_multivariate.stick_breaking_weights(draws, alpha)
+    ),
 }
 
 # What NumPy's generator raises ValueError for, by distribution: a condition
@@ -154,22 +162,35 @@ PARAMETER_CHECKS: dict[type, list[tuple[Callable[..., Value], str]]] = {
     ],
 }
 
+# PyMC's, by class name: the errors of its rng_fn (or SciPy's)
+PYMC_PARAMETER_CHECKS: dict[str, list[tuple[Callable[..., Value], str]]] = {
+    "WishartRV": [
+        (
+            lambda nu, v: nu > v.shape(-1).cast("float64") - 1.0,
+            "Degrees of freedom must be greater than the dimension of scale "
+            "matrix minus 1.",
+        )
+    ],
+    "CARRV": [
+        (lambda *params: params[-1] > 0.0, "W must be a valid adjacency matrix"),
+        (
+            lambda mu, w, alpha, tau, valid: (alpha < 1.0) & (alpha > -1.0),
+            "the domain of alpha is: -1 < alpha < 1",
+        ),
+    ],
+    "StickBreakingWeightsRV": [(lambda alpha, k: k >= 0.0, "K needs to be positive.")],
+}
+
 # Distributions without a sampler, by class name, and why
 NOT_YET = "no ONNX sampler yet"
 UNSUPPORTED: dict[str, str] = {
-    "ChoiceWithoutReplacement": f"{NOT_YET} (a Gumbel top-k per batch)",
-    "PermutationRV": f"{NOT_YET} (a sort of random keys per batch)",
     "FlatRV": "an improper distribution: PyMC cannot draw from it either",
     "HalfFlatRV": "an improper distribution: PyMC cannot draw from it either",
     "CustomDistRV": "it draws with a user's Python function, which ONNX cannot run",
     "SimulatorRV": "it draws with a user's Python function, which ONNX cannot run",
     "PolyaGammaRV": f"{NOT_YET} (PyMC draws with the polyagamma package)",
-    "InterpolatedRV": f"{NOT_YET} (inversion of a tabulated CDF)",
-    "StickBreakingWeightsRV": f"{NOT_YET} (its number of weights is a parameter)",
-    "MatrixNormalRV": f"{NOT_YET} (two Cholesky factors)",
-    "WishartRV": f"{NOT_YET} (Bartlett decomposition)",
-    "CARRV": f"{NOT_YET} (a sparse precision matrix)",
-    "ICARRV": f"{NOT_YET} (a singular precision matrix)",
+    "ICARRV": "an improper distribution (its precision matrix is singular): "
+    "PyMC cannot draw from it either",
 }
 
 
@@ -188,7 +209,11 @@ def sampler_of(op):
 
 
 def check_parameters(op, builder, values):
-    for condition, message in PARAMETER_CHECKS.get(type(op), ()):
+    if type(op).__module__.split(".")[0] == "pymc":
+        checks = PYMC_PARAMETER_CHECKS.get(type(op).__name__, ())
+    else:
+        checks = PARAMETER_CHECKS.get(type(op), ())
+    for condition, message in checks:
         builder.require(condition(*values), ValueError, message)
 
 
@@ -214,21 +239,8 @@ def sample_categorical(op, node, builder, draws, params) -> Value:
 
 
 def sample_multivariate_normal(op, node, builder, draws, params) -> Value:
-    # mean + A z with A A^T = cov: A is the Cholesky factor, or for "svd" and
-    # "eigh" the eigenvectors scaled by the root of the eigenvalues (the
-    # factorizations agree on the symmetric positive semi-definite cov).
     mean, cov = param_values(builder, node, params, "float64")
-    batch = cov.shape(0, -2)
-    n_matrices = batch.prod([0])
-    stack = cov.reshape(concat([n_matrices, cov.shape(-2)], axis=0))
-    if op.method == "cholesky":
-        factor = cholesky_of_triangle(stack, lower=True)
-    else:
-        eigenvalues, eigenvectors = jacobi_eigen(stack)
-        factor = eigenvectors * eigenvalues.sqrt()
-    factor = factor.reshape(cov.shape())
-    z = draws.standard_normal().unsqueeze([-1])
-    return mean + (factor @ z).squeeze([-1])
+    return random_multivariate.multivariate_normal(draws, mean, cov, op.method)
 
 
 def sample_multinomial(op, node, builder, draws, params) -> Value:
@@ -250,7 +262,27 @@ def sample_discrete_uniform(op, node, builder, draws, params) -> Value:
     return random.integers(draws, low.cast("uint64"), (high + 1).cast("uint64"))
 
 
+def sample_choice_without_replacement(op, node, builder, draws, params) -> Value:
+    items, *p, _ = param_values(builder, node, params)
+    return random_order.choice_without_replacement(
+        draws,
+        items,
+        p[0] if p else None,
+        op.batch_ndim(node),
+        op.ndims_params[0],
+        n_chosen=node.inputs[-1].type.shape[-1],
+    )
+
+
+def sample_permutation(op, node, builder, draws, params) -> Value:
+    [items] = param_values(builder, node, params)
+    n_batch, n_core = op.batch_ndim(node), op.ndims_params[0]
+    return random_order.permutation(draws, items, n_batch, n_core)
+
+
 NON_TRANSFORM_SAMPLERS = {
+    ptr.ChoiceWithoutReplacement: sample_choice_without_replacement,
+    ptr.PermutationRV: sample_permutation,
     ptr.MultinomialRV: sample_multinomial,
     ptr.IntegersRV: sample_integers,
     ptr.CategoricalRV: sample_categorical,
@@ -294,6 +326,30 @@ def params_batch_shape(builder, op, node, params) -> Value:
     return shape
 
 
+def choice_core_shape(op, node, values) -> Value:
+    items, *_, core_shape = values
+    n_chosen = node.inputs[-1].type.shape[-1]
+    counts = core_shape.reshape(core_shape.indices([-1])).slice(0, n_chosen)
+    rest = [items.shape(1 - op.ndims_params[0])] if op.ndims_params[0] > 1 else []
+    return concat([counts.cast("int64"), *rest], axis=0)
+
+
+def permutation_core_shape(op, node, values) -> Value:
+    return random_order.number_of_items(values[0], op.ndims_params[0])
+
+
+def stick_breaking_core_shape(op, node, values) -> Value:
+    return random_order.number_of_items(values[1], 0) + 1
+
+
+# Core shapes that are not the core shape of a parameter
+CORE_SHAPES = {
+    ptr.ChoiceWithoutReplacement: choice_core_shape,
+    ptr.PermutationRV: permutation_core_shape,
+    "StickBreakingWeightsRV": stick_breaking_core_shape,
+}
+
+
 def draw_shape(builder, op, node, inputs) -> Value:
     """The int64 shape of the draws of the ``RandomVariable`` ``node``."""
     static_shape = node.outputs[1].type.shape
@@ -306,6 +362,10 @@ def draw_shape(builder, op, node, inputs) -> Value:
         batch_shape = builder.value(inputs[1], size_var.type.dtype).cast("int64")
     if op.ndim_supp == 0:
         return batch_shape
+    core_shape = CORE_SHAPES.get(type(op), CORE_SHAPES.get(type(op).__name__))
+    if core_shape is not None:
+        values = param_values(builder, node, inputs[2:])
+        return concat([batch_shape, core_shape(op, node, values)], axis=0)
     # the core shape of the first parameter with as many core axes as a draw
     n_core = op.ndims_params.index(op.ndim_supp)
     param = node.inputs[2 + n_core]

@@ -25,8 +25,7 @@ a model.
 
 import numpy as np
 
-from pytensor.link.onnx.numerics.iteration import converge
-from pytensor.link.onnx.value import Value, arange, concat, where
+from pytensor.link.onnx.value import Value, arange, concat, either, where
 
 
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
@@ -122,7 +121,7 @@ class Draws:
         )
 
     def shaped(self, flat: Value) -> Value:
-        return flat.apply("Reshape", flat, self.shape)
+        return flat.reshape(self.shape)
 
     def flat(self, value: Value) -> Value:
         """``value`` broadcast to the shape of the draws, flat.
@@ -134,6 +133,10 @@ class Draws:
         zero = self.key.bitwise_and(0).cast(value.dtype)
         unfoldable = value | zero if value.dtype == "bool" else value + zero
         return unfoldable.expand(self.shape).reshape(self.size.unsqueeze([0]))
+
+    def unfoldable_zeros(self, shape: Value) -> Value:
+        """float64 zeros of ``shape``, computed from the key (see `flat`)."""
+        return self.key.bitwise_and(0).cast("float64").expand(shape)
 
     def top_bits(self, n_bits: int, length: Value | None = None) -> Value:
         """The top ``n_bits`` of `bits` as float64 integers, flat."""
@@ -267,15 +270,90 @@ def categorical(draws, p: Value) -> Value:
     return below.apply("ReduceSum", below, below.indices([-1]), keepdims=0)
 
 
-def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str):
-    """Rejection sampling of every draw at once, in one ONNX ``Loop``.
+def settle(step, fixed, state: dict, pending: Value, result: Value, max_rounds, hint):
+    """Run ``step`` on the pending elements of ``result`` until none is left,
+    in one ONNX ``Loop`` whose rounds cost what their pending elements do.
 
-    Round ``r`` calls ``propose(round_draws, *flat_params)`` for all the draws,
-    with the bits of the derived stream ``r`` and the parameters broadcast and
-    flattened; it returns flat float64 candidates and where they are accepted.
-    An accepted candidate is frozen; the loop ends when every draw is
-    accepted, and the function raises ``RuntimeError`` if some draw is still
-    pending after `MAX_ROUNDS` rounds.
+    Parameters
+    ----------
+    step
+        ``step(round, *fixed, **state)`` on the pending elements (``round``
+        counts from 0, int64) returns their next state (a dict), where they
+        are finished and their values there.
+    fixed
+        float64 vectors the step reads, at the pending elements: they travel
+        with them (compressing them with the state costs less than gathering
+        them anew each round).
+    state
+        The initial state of the pending elements, float64 vectors by name.
+    pending
+        The int64 indices of the elements to compute.
+    result
+        The float64 vector of all elements, those not pending already final.
+    max_rounds
+        The most rounds the ``Loop`` runs.
+    hint
+        A name for the ``Loop``.
+
+    Returns
+    -------
+    tuple of Value
+        ``result`` with the values of the finished elements scattered in, and
+        the indices of the elements still pending after ``max_rounds`` rounds.
+    """
+    carried = {**{f"fixed_{i}": value for i, value in enumerate(fixed)}, **state}
+    body = result.builder.loop_body(f"{hint}_body")
+    iteration = body.value(body.inputs[0].name, "int64")
+    old_result = body.value(body.add_input("result", "float64", (None,)), "float64")
+    old_pending = body.value(body.add_input("pending", "int64", (None,)), "int64")
+    old = {
+        name: body.value(body.add_input(name, "float64", (None,)), "float64")
+        for name in carried
+    }
+    at_pending = [old[f"fixed_{i}"] for i in range(len(fixed))]
+    new_state, finished, value = step(
+        iteration, *at_pending, **{name: old[name] for name in state}
+    )
+    finished_at = old_pending.compress(finished).unsqueeze([-1])
+    new_result = old_result.apply(
+        "ScatterND", old_result, finished_at, value.compress(finished)
+    )
+    running = ~finished
+    new_pending = old_pending.compress(running)
+    body.add_output((new_pending.dim(0) > 0).name, "more", "bool", ())
+    body.add_output(new_result.name, "result", "float64", (None,))
+    body.add_output(new_pending.name, "pending", "int64", (None,))
+    new = {**dict(zip(carried, at_pending, strict=False)), **new_state}
+    for name in carried:
+        body.add_output(new[name].compress(running).name, name, "float64", (None,))
+    result, pending, *_ = result.apply_multi(
+        "Loop",
+        result.indices(max_rounds),
+        pending.dim(0) > 0,
+        result,
+        pending,
+        *carried.values(),
+        dtypes=["float64", "int64"] + ["float64"] * len(carried),
+        body=body.make_graph(),
+        hint=hint,
+    )
+    return result, pending
+
+
+def nonzero(condition: Value) -> Value:
+    """The int64 indices where the bool vector ``condition`` holds."""
+    return condition.apply("NonZero", condition).squeeze([0])
+
+
+def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str):
+    """Rejection sampling of every draw at once, in one ONNX ``Loop`` whose
+    rounds propose candidates for the pending draws only (see `settle`).
+
+    Round ``r`` calls ``propose(round_draws, *flat_params)``, with the bits of
+    the derived stream ``r`` and the parameters of the pending draws; it
+    returns flat float64 candidates and where they are accepted. The function
+    raises ``RuntimeError`` if some draw is still pending after `MAX_ROUNDS`
+    rounds.
 
     Parameters
     ----------
@@ -291,41 +369,52 @@ def until_accepted(propose, draws: Draws, *params: Value, skip: Value, name: str
     name
         The distribution, for the ``Loop``'s name and the error message.
     """
-    flat_shape = draws.size.unsqueeze([0])
+
     flat_params = [draws.flat(param) for param in params]
+    needed = ~draws.flat(skip)
+    first = Draws(derived_key(draws.key, 0), draws.size.unsqueeze([0]))
+    candidate, accepted = propose(first, *flat_params)
 
-    def step(iteration, key, flat_shape, *params, draw):
-        rounds = Draws(derived_key(key, iteration.cast("uint64")), flat_shape)
-        candidate, accepted = propose(rounds, *params)
-        return {"draw": candidate}, accepted
+    def step(iteration, *params):
+        round_key = derived_key(
+            draws.key.into(iteration.builder), (iteration + 1).cast("uint64")
+        )
+        candidate, accepted = propose(Draws(round_key, params[0].shape()), *params)
+        return {}, accepted, candidate
 
-    start = draws.key.constant(0.0, "float64").expand(flat_shape)
-    draw, done = converge(
+    # few draws are pending after the first round: gather their parameters
+    pending = nonzero(needed & ~accepted)
+    draw, pending = settle(
         step,
-        [draws.key, flat_shape, *flat_params],
-        {"draw": start},
-        draws.flat(skip),
-        MAX_ROUNDS,
+        [param.take(pending, axis=0) for param in flat_params],
+        {},
+        pending,
+        where(needed, candidate, 0.0),
+        max(MAX_ROUNDS - 1, 0),
         f"{name}_rejection",
     )
+    skipped = [draws.unfoldable_zeros(draws.size.unsqueeze([0])), needed.indices([])]
+    draw, pending = either(needed.any(), [draw, pending], skipped)
     draws.key.builder.require(
-        done,
+        pending.dim(0).eq(0),
         RuntimeError,
         f"the {name} sampler did not accept every draw within {MAX_ROUNDS} "
         "rounds of rejection sampling",
+        is_scalar=True,
     )
     return draws.shaped(draw)
 
 
-def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name):
+def inverse_search(ratio, draws: Draws, *params, start_pmf, last=None, skip, name):
     """Discrete inversion: the first ``k`` whose cumulative probability reaches ``u``.
 
-    A sequential search for all draws at once in one ONNX ``Loop``, from
-    ``k = start`` of probability ``pmf = start_pmf`` (``start`` is a pair),
-    with ``pmf(k + 1) = pmf(k) ratio(k, *params)``. The search of a draw
-    stops where the cumulative probability reaches its uniform variate, at
-    ``last`` (the end of the support), or past the mode once the next
-    probabilities are below the rounding of the cumulative one.
+    A sequential search for all draws at once in one ONNX ``Loop`` over the
+    draws still searching (see `settle`), from ``k = 0`` of probability
+    ``start_pmf``, with ``pmf(k + 1) = pmf(k) ratio(k, *params)``. The search
+    of a draw stops where the cumulative probability reaches its uniform
+    variate, at ``last`` (the end of the support, if finite), or past the
+    mode once the next probabilities are below the rounding of the
+    cumulative one.
 
     Parameters
     ----------
@@ -333,30 +422,44 @@ def inverse_search(ratio, draws: Draws, *params: Value, start, last, skip, name)
         ``ratio(k, *params)`` of flat float64 vectors.
     draws
         The draws; one uniform variate each.
-    params, start, last
+    params, start_pmf, last
         float64 values broadcasting to the shape of the draws.
     skip
-        Where no draw is needed (a bool): those give ``start``.
+        Where no draw is needed (a bool): those give 0.
     name
         The distribution, for the ``Loop``'s name.
     """
     u = draws.flat(draws.uniform())
-    start_k, start_pmf = (draws.flat(value) for value in start)
+    pmf = draws.flat(start_pmf)
+    ends = [] if last is None else [draws.flat(last)]
+    done = draws.flat(skip) | (u <= pmf)
+    if ends:
+        done = done | (ends[0] <= 0.0)
 
-    def step(iteration, u, last, *params, k, pmf, cdf):
+    def step(iteration, u, *rest, pmf, cdf):
+        last, params = rest[: len(ends)], rest[len(ends) :]
+        k = iteration.cast("float64")  # where every searching draw is
         factor = ratio(k, *params)
         next_pmf = pmf * factor
         next_k = k + 1.0
         next_cdf = cdf + next_pmf
-        ended = (next_k >= last) | ((factor < 1.0) & (next_pmf < NEGLIGIBLE * cdf))
-        return {"k": next_k, "pmf": next_pmf, "cdf": next_cdf}, (u <= next_cdf) | ended
+        ended = (factor < 1.0) & (next_pmf < NEGLIGIBLE * cdf)
+        if last:
+            ended = ended | (next_k >= last[0])
+        state = {"pmf": next_pmf, "cdf": next_cdf}
+        return state, (u <= next_cdf) | ended, next_k.expand(u.shape())
 
-    k, *_ = converge(
+    # most draws search: select theirs by Compress, cheaper than Gather
+    searching = ~done
+    fixed = [u, *ends, *(draws.flat(param) for param in params)]
+    k, _ = settle(
         step,
-        [u, draws.flat(last), *(draws.flat(param) for param in params)],
-        {"k": start_k, "pmf": start_pmf, "cdf": start_pmf},
-        draws.flat(skip) | (u <= start_pmf) | (start_k >= draws.flat(last)),
+        [value.compress(searching) for value in fixed],
+        {"pmf": pmf.compress(searching), "cdf": pmf.compress(searching)},
+        nonzero(searching),
+        u * 0.0,
         2**62,
         f"{name}_inversion",
     )
+    [k] = either((~draws.flat(skip)).any(), [k], [u * 0.0])
     return draws.shaped(k)

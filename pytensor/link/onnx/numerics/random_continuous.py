@@ -3,10 +3,14 @@ and the distributions PyMC defines."""
 
 import numpy as np
 
-from pytensor.link.onnx.numerics.error_functions import erfc, erfcinv
+from pytensor.link.onnx.numerics.error_functions import (
+    erfc,
+    erfcinv,
+    erfcx_nonnegative,
+)
 from pytensor.link.onnx.numerics.random import Draws, until_accepted
 from pytensor.link.onnx.numerics.trigonometric import arccos
-from pytensor.link.onnx.value import Value, where
+from pytensor.link.onnx.value import Value, concat, maximum, where
 
 
 def best_fisher(draws: Draws, kappa: Value, s: Value):
@@ -50,21 +54,53 @@ def normal_cdf(x: Value) -> Value:
     return 0.5 * erfc(-x * np.sqrt(0.5))
 
 
+# Below this, inverse CDFs of the normal tail are computed from logarithms
+FAR_TAIL = -5.0
+NEWTON_STEPS = 3
+
+
+def log_normal_tail_cdf(x: Value) -> Value:
+    """``log Phi(x)`` for ``x <= FAR_TAIL``, ``log(erfcx(-x / sqrt(2)) / 2) - x**2 / 2``."""
+    return (0.5 * erfcx_nonnegative(-x * np.sqrt(0.5))).log() - 0.5 * x * x
+
+
+def normal_tail_quantile_of_log(log_q: Value) -> Value:
+    """``Phi^-1(exp(log_q))`` for ``log_q <= log Phi(FAR_TAIL)``: Newton's method
+    from the asymptotic ``x**2 = t - log t``, ``t = -2 log_q - log(2 pi)``,
+    whose relative error is below ``1e-3`` there (``1e-15`` after three steps)."""
+    t = -2.0 * log_q - np.log(2.0 * np.pi)
+    x = -(t - t.log()).sqrt()
+    for _ in range(NEWTON_STEPS):
+        mills = erfcx_nonnegative(-x * np.sqrt(0.5)) * np.sqrt(0.5 * np.pi)
+        x = x - (log_normal_tail_cdf(x) - log_q) * mills
+    return x
+
+
 def truncated_normal(draws: Draws, mu, sigma, lower, upper) -> Value:
     """Inversion of the normal CDF restricted to ``[lower, upper]``.
 
     Intervals above the mean are reflected below it, where the CDF's small
     values keep their precision: ``x = Phi^-1(Phi(a) + u (Phi(b) - Phi(a)))``
-    with ``Phi^-1(q) = -sqrt(2) erfcinv(2 q)``.
+    with ``Phi^-1(q) = -sqrt(2) erfcinv(2 q)``. Intervals in the far tail
+    (``b < FAR_TAIL``, where ``Phi`` underflows from -37.5 on) invert ``log q =
+    log Phi(b) + log(u + (1 - u) Phi(a) / Phi(b))`` instead.
     """
     a = (lower - mu) / sigma
     b = (upper - mu) / sigma
     reflect = a > 0.0
     low = where(reflect, -b, a)
     high = where(reflect, -a, b)
+    u = draws.open_uniform()
     cdf_low = normal_cdf(low)
-    q = cdf_low + draws.uniform() * (normal_cdf(high) - cdf_low)
+    q = cdf_low + u * (normal_cdf(high) - cdf_low)
     x = -np.sqrt(2.0) * erfcinv(2.0 * q)
+    far = high < FAR_TAIL
+    far_high = where(far, high, FAR_TAIL)
+    log_cdf_high = log_normal_tail_cdf(far_high)
+    ratio = (log_normal_tail_cdf(where(far, low, 2.0 * FAR_TAIL)) - log_cdf_high).exp()
+    ratio = where(low.isinf(), 0.0, ratio)
+    log_q = log_cdf_high + (u + (1.0 - u) * ratio).log()
+    x = where(far, normal_tail_quantile_of_log(log_q), x)
     x = where(x < low, low, where(x > high, high, x))
     return mu + sigma * where(reflect, -x, x)
 
@@ -89,3 +125,29 @@ def moyal(draws, mu, sigma):
     """``mu - sigma log(Z**2)`` for a standard normal ``Z`` (SciPy's ``moyal``)."""
     z = draws.standard_normal()
     return mu - sigma * (z * z).log()
+
+
+def interpolated(draws: Draws, x, pdf, cdf) -> Value:
+    """Inversion of the CDF of a piecewise-linear density (PyMC's ``Interpolated``).
+
+    The density goes through ``(x, pdf)`` (the last axis) and its CDF through
+    ``(x, cdf)``. A uniform ``u`` falls in the segment ``i`` with ``cdf[i] <
+    u <= cdf[i + 1]``, where the CDF is ``cdf[i] + f t + s t**2 / 2`` at ``t``
+    past ``x[i]`` (``f = pdf[i]``, ``s`` the slope): ``t = 2 d / (f + sqrt(f**2
+    + 2 s d))`` for ``d = u - cdf[i]``, the root PyMC takes, written without
+    its cancellation.
+    """
+    u = draws.open_uniform().unsqueeze([-1])
+    points = concat([draws.shape, x.shape(-1)], axis=0)
+    below = (cdf < u).cast("int64")
+    start = below.sum([-1]) - 1
+
+    def at(values, index):
+        return values.expand(points).take_along(index, axis=-1).squeeze([-1])
+
+    x0, x1 = at(x, start), at(x, start + 1)
+    f0, f1 = at(pdf, start), at(pdf, start + 1)
+    slope = (f1 - f0) / (x1 - x0)
+    d = u.squeeze([-1]) - at(cdf, start)
+    denominator = f0 + maximum(f0 * f0 + 2.0 * slope * d, 0.0).sqrt()
+    return x0 + where(denominator > 0.0, 2.0 * d / denominator, 0.0)

@@ -56,8 +56,7 @@ def poisson(draws: Draws, lam: Value) -> Value:
         poisson_ratio,
         draws,
         small_lam,
-        start=(small_lam * 0.0, (-small_lam).exp()),
-        last=lam.constant(float("inf")),
+        start_pmf=(-small_lam).exp(),
         skip=~small,
         name="poisson",
     )
@@ -116,7 +115,7 @@ def binomial(draws: Draws, n: Value, p: Value) -> Value:
         draws,
         n,
         small_p,
-        start=(n * 0.0, (n * (1.0 - small_p).log()).exp()),
+        start_pmf=(n * (1.0 - small_p).log()).exp(),
         last=n,
         skip=~small,
         name="binomial",
