@@ -461,21 +461,26 @@ def concat(parts, axis: int) -> Value:
 
 
 def either(
-    condition: Value, if_true: list[Value], if_false: list[Value]
+    condition: Value,
+    if_true: list[Value],
+    if_false: list[Value],
+    ndim: int | None = None,
 ) -> list[Value]:
     """The values ``if_true`` where the 0-d bool ``condition`` holds, else
-    ``if_false``, through an ``If`` whose branches return them.
+    ``if_false``, through an ``If`` whose branches return them (of rank
+    ``ndim`` if given).
 
     The graph pass `~pytensor.link.onnx.passes.if_branches.move_into_branches`
     then moves into each branch the nodes that only it reads, so that only
     the values of the branch taken are computed.
     """
     builder = condition.builder
+    shape = None if ndim is None else (None,) * ndim
     branches = {}
     for branch, values in (("then_branch", if_true), ("else_branch", if_false)):
         sub = builder.subgraph(branch)
         for value in values:
-            sub.add_output(value.name, branch, value.dtype, None)
+            sub.add_output(value.name, branch, value.dtype, shape)
         branches[branch] = sub.make_graph()
     names = builder.add_multi(
         "If", [condition.name], n_outputs=len(if_true), hint="either", **branches

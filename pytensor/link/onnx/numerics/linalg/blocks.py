@@ -27,6 +27,7 @@ from pytensor.link.onnx.value import (
     Value,
     arange,
     concat,
+    either,
     maximum,
     where,
 )
@@ -62,28 +63,6 @@ def block_size(size: int | Blocked | None) -> int:
     return -(-size // blocks)
 
 
-def either(condition: Value, if_true, if_false) -> list[Value]:
-    """The stacks ``if_true`` where the 0-d bool ``condition`` holds, else
-    ``if_false``, through an ``If`` whose branches return them: the graph
-    pass `~pytensor.link.onnx.passes.if_branches.move_into_branches` then
-    moves into each branch the nodes that only it reads, so that only the
-    values of the branch taken are computed."""
-    builder = condition.builder
-    branches = {}
-    for branch, values in (("then_branch", if_true), ("else_branch", if_false)):
-        sub = builder.subgraph(branch)
-        for value in values:
-            sub.add_output(value.name, branch, value.dtype, (None,) * 3)
-        branches[branch] = sub.make_graph()
-    names = builder.add_multi(
-        "If", [condition.name], n_outputs=len(if_true), hint="by_size", **branches
-    )
-    return [
-        builder.value(name, value.dtype)
-        for name, value in zip(names, if_true, strict=True)
-    ]
-
-
 def by_size(n: Value, size: int | Blocked | None, unrolled, blocked) -> list[Value]:
     """``unrolled(bound)`` (straight-line code for matrices of ``n <= bound``
     rows) or ``blocked()`` (a ``Loop`` over blocks), lists of stacks.
@@ -98,7 +77,7 @@ def by_size(n: Value, size: int | Blocked | None, unrolled, blocked) -> list[Val
         return unrolled(size) if 0 < size <= BLOCK else blocked()
     results = blocked()
     for bound in reversed(UNROLLED_SIZES):
-        results = either(n <= bound, unrolled(bound), results)
+        results = either(n <= bound, unrolled(bound), results, ndim=3)
     return results
 
 
