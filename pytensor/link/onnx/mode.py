@@ -1,5 +1,6 @@
 from pytensor.compile.mode import (
     Mode,
+    optdb,
     predefined_linkers,
     predefined_modes,
     register_linker,
@@ -7,10 +8,17 @@ from pytensor.compile.mode import (
 )
 
 from pytensor.link.onnx.linker import ONNXLinker
-from pytensor.link.onnx.rewrites import DEFAULT_QUERY
+from pytensor.link.onnx.rewrites import DEFAULT_QUERY, ONNX_TAG, BatchScalarCalls
 
 
 ONNX = Mode(ONNXLinker(), DEFAULT_QUERY)
+
+
+def converted_size(op, input_dtypes) -> int:
+    """ONNX nodes of one call of the ``Elemwise`` ``op`` (converters load lazily)."""
+    from pytensor.link.onnx.dispatch.elemwise import converted_size
+
+    return converted_size(op, input_dtypes)
 
 
 def register_onnx_mode():
@@ -23,3 +31,11 @@ def register_onnx_mode():
         register_linker("onnx", ONNXLinker())
     if "ONNX" not in predefined_modes:
         register_mode("ONNX", ONNX)
+    if "batch_scalar_calls" not in optdb:
+        # After the specializing rewrites, before PyTensor's last merge
+        optdb.register(
+            "batch_scalar_calls",
+            BatchScalarCalls(converted_size),
+            ONNX_TAG,
+            position=47.5,
+        )
