@@ -70,7 +70,10 @@ class BatchScalarCalls(GraphRewriter):
     an estimate of the ``Concat``/``Split``/``Reshape``/``Expand`` nodes, the
     shape arithmetic and the elements copied (`batching_cost`). The size of
     one call comes from the converter itself, so a one-node Op is batched only
-    when many of its calls on small values share a level. A
+    when many of its calls on small values share a level. Only small calls are
+    batched (`MAX_BATCH_ELEMENTS` in all): on large values the nodes' dispatch
+    no longer dominates, and one large call runs slower than several smaller
+    ones. A
     call joins a batch only if its output shape follows from its inputs'
     types without the runtime check of unequal lengths that ``Elemwise``
     makes: batching never changes which inputs raise.
@@ -106,7 +109,8 @@ class BatchScalarCalls(GraphRewriter):
         # Costly functions first: batching one function can make calls of
         # another depend on each other
         for signature in sorted(sizes, key=sizes.get, reverse=True):
-            for batch in independent_batches(fgraph, calls[signature]):
+            for level in independent_batches(fgraph, calls[signature]):
+                batch = smallest_calls(level)
                 if (len(batch) - 1) * sizes[signature] > batching_cost(batch):
                     outputs = [node.outputs[0] for node in batch]
                     fgraph.replace_all_validate(
@@ -162,6 +166,25 @@ def output_shape(node) -> tuple:
 
 # onnxruntime runs a node in about the time it takes to copy this many elements
 ELEMENTS_PER_NODE = 1000
+# Larger batches compute more slowly than their calls one by one (measured on
+# erfcx: 3 calls of 10,000 float64 values took 1.2 times as long batched)
+MAX_BATCH_ELEMENTS = 4096
+
+
+def elements(out) -> int:
+    """The elements of ``out``, a symbolic length counting as `ELEMENTS_PER_NODE`."""
+    return int(np.prod([ELEMENTS_PER_NODE if n is None else n for n in out.type.shape]))
+
+
+def smallest_calls(nodes) -> list:
+    """The smallest of ``nodes``, up to `MAX_BATCH_ELEMENTS` outputs in all."""
+    batch, total = [], 0
+    for node in sorted(nodes, key=lambda node: elements(node.outputs[0])):
+        total += elements(node.outputs[0])
+        if total > MAX_BATCH_ELEMENTS:
+            break
+        batch.append(node)
+    return batch
 
 
 def is_shared_scalar(column) -> bool:
@@ -182,21 +205,17 @@ def batching_cost(batch) -> float:
     constants), an ``Expand`` per broadcast input, a ``Reshape`` per input and
     output that is not a vector, about two nodes of shape arithmetic per
     symbolic length and, when lengths are symbolic, a runtime check of equal
-    lengths per concatenated input; plus the copies of the elements, a
-    symbolic length counting as `ELEMENTS_PER_NODE` elements."""
+    lengths per concatenated input; plus the copies of the elements."""
     outputs = [node.outputs[0] for node in batch]
-    elements = sum(
-        np.prod([ELEMENTS_PER_NODE if n is None else n for n in out.type.shape])
-        for out in outputs
-    )
+    total = sum(map(elements, outputs))
     symbolic = any(None in out.type.shape for out in outputs)
-    nodes, copied = 1, elements
+    nodes, copied = 1, total
     for column in zip(*(node.inputs for node in batch), strict=True):
         if is_shared_scalar(column):
             nodes += 1
         elif not all(isinstance(x, Constant) for x in column):
             nodes += 1 + symbolic
-            copied += elements
+            copied += total
             for x, out in zip(column, outputs, strict=True):
                 nodes += (x.type.shape != out.type.shape) + (out.type.ndim != 1)
     for out in outputs:

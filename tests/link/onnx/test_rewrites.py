@@ -116,7 +116,7 @@ def test_calls_on_symbolic_and_mixed_shapes(dtype):
     x = pt.vector("x", dtype=dtype)
     m = pt.matrix("m", dtype=dtype, shape=(2, 3))
     s = pt.scalar("s", dtype=dtype)
-    c = pt.tensor("c", dtype=dtype, shape=(None, 1, 4))
+    c = pt.tensor("c", dtype=dtype, shape=(None, 1, 2))
     outputs = [pt.erfcx(x), pt.erfcx(m), pt.erfcx(s), pt.erfcx(c)]
     rng = np.random.default_rng(3)
     for n in (0, 1, 5):
@@ -124,7 +124,7 @@ def test_calls_on_symbolic_and_mixed_shapes(dtype):
             rng.normal(size=n),
             rng.normal(size=(2, 3)),
             rng.normal(),
-            rng.normal(size=(n, 1, 4)),
+            rng.normal(size=(n, 1, 2)),
         ]
         fn, _ = compare_onnx_and_py([x, m, s, c], outputs, cast_all(values, dtype))
     assert calls_of(fn, ps.Erfcx) == 1
@@ -185,3 +185,12 @@ def test_many_cheap_calls_on_single_values_become_one():
     outputs = [pt.exp(xs[i : i + 1] * 2) for i in range(6)]
     fn, _ = compare_onnx_and_py([xs], outputs, [np.linspace(-2, 2, 6)])
     assert calls_of(fn, ps.Exp) == 1
+
+
+def test_small_calls_are_batched_apart_from_large_ones():
+    small = pt.dvector("small", shape=(3,))
+    large = pt.dvector("large", shape=(100_000,))
+    outputs = [pt.erfcx(small), pt.erfcx(-small), pt.erfcx(large), pt.erfcx(-large)]
+    values = [np.array([-1.0, 0.0, 2.0]), np.linspace(-3, 30, 100_000)]
+    fn, _ = compare_onnx_and_py([small, large], outputs, values)
+    assert calls_of(fn, ps.Erfcx) == 3
