@@ -22,7 +22,8 @@ def converted_size(op, input_dtypes) -> int:
 
 
 def register_onnx_mode():
-    """Make ``mode="ONNX"`` and ``Mode(linker="onnx")`` available.
+    """Make ``mode="ONNX"`` and ``Mode(linker="onnx")`` available, and the
+    ONNX mode's own rewrites.
 
     Registering again is harmless. (That PyTensor's ``mode`` setting takes
     ``"ONNX"`` is the start-up hook's work: see ``_autoload.py``.)

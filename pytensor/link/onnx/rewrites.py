@@ -1,8 +1,10 @@
-"""The PyTensor rewrites the ONNX backend requires and those it excludes.
+"""The PyTensor rewrites the ONNX backend requires, those it excludes, and its own.
 
-`ONNXLinker` declares them (PyTensor's ``Mode`` applies a linker's
+`ONNXLinker` declares the first two (PyTensor's ``Mode`` applies a linker's
 ``required_rewrites`` and ``incompatible_rewrites`` to any optimizer it is
-given); the ``Scan`` converter applies the same ones to inner graphs.
+given); the ``Scan`` converter applies the same ones to inner graphs. The
+rewrites tagged `ONNX_TAG` (`BatchScalarCalls`) run in ``mode="ONNX"`` and in
+inner graphs.
 """
 
 import functools
