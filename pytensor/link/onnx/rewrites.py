@@ -257,6 +257,11 @@ def one_call(batch) -> list:
     result = batch[0].op(*arguments)
     pieces = split(result, sizes, n_splits=len(batch))
     return [
-        piece if len(shape) == 1 else piece.reshape(shape)
-        for piece, shape in zip(pieces, shapes, strict=True)
+        back_to_shape(piece, shape) for piece, shape in zip(pieces, shapes, strict=True)
     ]
+
+
+def back_to_shape(piece, shape):
+    if not shape:
+        return piece.dimshuffle(())
+    return piece if len(shape) == 1 else piece.reshape(shape)

@@ -54,3 +54,19 @@ def test_ascending_ranges_of_constant_step_are_left_as_they_are(mode):
         for name in range_node.input
         if name in producers
     )
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_a_reduction_keeps_the_axes_a_dimshuffle_restores(axis):
+    x = pt.matrix("x", shape=(3, 4))
+    total = x.sum(axis=axis, keepdims=True)
+    fn, _ = compare_onnx_and_py([x], [total], [np.arange(12.0).reshape(3, 4)])
+    op_types = [node.op_type for node in onnx_model_of(fn).graph.node]
+    assert op_types == ["ReduceSum"]
+
+
+def test_a_reduction_read_without_its_axes_too_keeps_them_apart():
+    x = pt.matrix("x", shape=(3, 4))
+    total = x.sum(axis=1)
+    outputs = [total, total[:, None] * 2.0, total.dimshuffle("x", 0)]
+    compare_onnx_and_py([x], outputs, [np.arange(12.0).reshape(3, 4)])
