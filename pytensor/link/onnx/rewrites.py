@@ -228,7 +228,7 @@ def batching_cost(batch) -> float:
 def flat_input(x, out, shape, size):
     """``x``, an input of the call computing ``out`` of ``shape``, broadcast
     to that shape and flattened to ``size`` elements."""
-    if isinstance(x, Constant):
+    if isinstance(x, Constant) and None not in out.type.shape:
         return np.broadcast_to(x.data, out.type.shape).ravel()
     if x.type.shape != out.type.shape:
         x = broadcast_to(x, shape)

@@ -194,3 +194,13 @@ def test_small_calls_are_batched_apart_from_large_ones():
     values = [np.array([-1.0, 0.0, 2.0]), np.linspace(-3, 30, 100_000)]
     fn, _ = compare_onnx_and_py([small, large], outputs, values)
     assert calls_of(fn, ps.Erfcx) == 3
+
+
+@pytest.mark.parametrize("shape", [(4,), (None,)])
+def test_calls_on_different_constants(shape):
+    x = pt.dvector("x", shape=shape)
+    y = pt.dvector("y", shape=shape)
+    outputs = [pt.gammaincc(x, 1.5), pt.gammaincc(y, 2.5), pt.gammaincc(3.0, x)]
+    values = [np.array([0.5, 1.0, 2.0, 7.0]), np.array([0.1, 0.2, 4.0, 9.0])]
+    fn, _ = compare_onnx_and_py([x, y], outputs, values)
+    assert calls_of(fn, ps.GammaIncC) == 1
