@@ -75,15 +75,18 @@ class BatchScalarCalls(GraphRewriter):
     when many of its calls on small values share a level. Only small calls are
     batched (`MAX_BATCH_ELEMENTS` in all): on large values the nodes' dispatch
     no longer dominates, and one large call runs slower than several smaller
-    ones. A
-    call joins a batch only if its output shape follows from its inputs'
-    types without the runtime check of unequal lengths that ``Elemwise``
-    makes: batching never changes which inputs raise.
+    ones. A call joins a batch only if its output shape follows from its
+    inputs' types without the runtime check of unequal lengths that
+    ``Elemwise`` makes: batching never changes which inputs raise.
 
     Calls are grouped by their depth in chains of the same function (one
     call reading another's result is one level deeper), so calls in one
     batch never depend on each other and batches of one function never
     form a cycle.
+
+    This is a PyTensor rewrite rather than a pass over the ONNX graph: the
+    one call goes through its converter like any other node, whatever that
+    converter emits, and PyTensor's types say which lengths are static.
 
     Parameters
     ----------
@@ -111,7 +114,7 @@ class BatchScalarCalls(GraphRewriter):
         # Costly functions first: batching one function can make calls of
         # another depend on each other
         for signature in sorted(sizes, key=sizes.get, reverse=True):
-            for level in independent_batches(fgraph, calls[signature]):
+            for level in call_levels(fgraph, calls[signature]):
                 batch = smallest_calls(level)
                 if (len(batch) - 1) * sizes[signature] > batching_cost(batch):
                     outputs = [node.outputs[0] for node in batch]
@@ -140,7 +143,7 @@ def is_batchable_call(node) -> bool:
     return True
 
 
-def independent_batches(fgraph, nodes) -> list[list]:
+def call_levels(fgraph, nodes) -> list[list]:
     """``nodes`` grouped by how many of them lie on a path to each (itself
     included): no node of a group is an ancestor of another."""
     members = set(nodes)
@@ -244,7 +247,11 @@ def one_call(batch) -> list:
     arguments = []
     for column in zip(*(node.inputs for node in batch), strict=True):
         if is_shared_scalar(column):
-            arguments.append(column[0].reshape((1,)))
+            x = column[0]
+            if isinstance(x, Constant):
+                arguments.append(constant(x.data.reshape(1), dtype=x.dtype))
+            else:
+                arguments.append(x.reshape((1,)))
             continue
         flat = [
             flat_input(x, out, shape, size)
@@ -257,11 +264,15 @@ def one_call(batch) -> list:
     result = batch[0].op(*arguments)
     pieces = split(result, sizes, n_splits=len(batch))
     return [
-        back_to_shape(piece, shape) for piece, shape in zip(pieces, shapes, strict=True)
+        back_to_shape(piece, out, shape)
+        for piece, out, shape in zip(pieces, outputs, shapes, strict=True)
     ]
 
 
-def back_to_shape(piece, shape):
-    if not shape:
+def back_to_shape(piece, out, shape):
+    """``piece`` of the batched result, as ``out`` of ``shape``."""
+    if piece.type == out.type:
+        return piece
+    if out.type.ndim == 0 and piece.type.shape == (1,):
         return piece.dimshuffle(())
-    return piece if len(shape) == 1 else piece.reshape(shape)
+    return piece.reshape(shape)

@@ -117,7 +117,8 @@ def test_calls_on_symbolic_and_mixed_shapes(dtype):
     m = pt.matrix("m", dtype=dtype, shape=(2, 3))
     s = pt.scalar("s", dtype=dtype)
     c = pt.tensor("c", dtype=dtype, shape=(None, 1, 2))
-    outputs = [pt.erfcx(x), pt.erfcx(m), pt.erfcx(s), pt.erfcx(c)]
+    v = pt.vector("v", dtype=dtype, shape=(3,))
+    outputs = [pt.erfcx(x), pt.erfcx(m), pt.erfcx(s), pt.erfcx(c), pt.erfcx(v)]
     rng = np.random.default_rng(3)
     for n in (0, 1, 5):
         values = [
@@ -125,8 +126,9 @@ def test_calls_on_symbolic_and_mixed_shapes(dtype):
             rng.normal(size=(2, 3)),
             rng.normal(),
             rng.normal(size=(n, 1, 2)),
+            rng.normal(size=3),
         ]
-        fn, _ = compare_onnx_and_py([x, m, s, c], outputs, cast_all(values, dtype))
+        fn, _ = compare_onnx_and_py([x, m, s, c, v], outputs, cast_all(values, dtype))
     assert calls_of(fn, ps.Erfcx) == 1
 
 
