@@ -1,5 +1,6 @@
 from pytensor.compile.mode import (
     Mode,
+    optdb,
     predefined_linkers,
     predefined_modes,
     register_linker,
@@ -7,14 +8,22 @@ from pytensor.compile.mode import (
 )
 
 from pytensor.link.onnx.linker import ONNXLinker
-from pytensor.link.onnx.rewrites import DEFAULT_QUERY
+from pytensor.link.onnx.rewrites import DEFAULT_QUERY, ONNX_TAG, BatchScalarCalls
 
 
 ONNX = Mode(ONNXLinker(), DEFAULT_QUERY)
 
 
+def converted_size(op, input_dtypes) -> int:
+    """ONNX nodes of one call of the ``Elemwise`` ``op`` (converters load lazily)."""
+    from pytensor.link.onnx.dispatch.elemwise import converted_size
+
+    return converted_size(op, input_dtypes)
+
+
 def register_onnx_mode():
-    """Make ``mode="ONNX"`` and ``Mode(linker="onnx")`` available.
+    """Make ``mode="ONNX"`` and ``Mode(linker="onnx")`` available, and the
+    ONNX mode's own rewrites.
 
     Registering again is harmless. (That PyTensor's ``mode`` setting takes
     ``"ONNX"`` is the start-up hook's work: see ``_autoload.py``.)
@@ -23,3 +32,11 @@ def register_onnx_mode():
         register_linker("onnx", ONNXLinker())
     if "ONNX" not in predefined_modes:
         register_mode("ONNX", ONNX)
+    if "batch_scalar_calls" not in optdb:
+        # After the specializing rewrites, before PyTensor's last merge
+        optdb.register(
+            "batch_scalar_calls",
+            BatchScalarCalls(converted_size),
+            ONNX_TAG,
+            position=47.5,
+        )

@@ -92,3 +92,19 @@ def test_a_value_only_an_unread_node_shares_with_a_branch_moves_into_it():
     session = ort.InferenceSession(model.SerializeToString())
     feeds = {"c": np.array(True), "m": np.ones((2, 3)), "v": np.arange(4.0)}
     np.testing.assert_array_equal(session.run(None, feeds)[0], np.arange(4.0))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_a_reduction_keeps_the_axes_a_dimshuffle_restores(axis):
+    x = pt.matrix("x", shape=(3, 4))
+    total = x.sum(axis=axis, keepdims=True)
+    fn, _ = compare_onnx_and_py([x], [total], [np.arange(12.0).reshape(3, 4)])
+    op_types = [node.op_type for node in onnx_model_of(fn).graph.node]
+    assert op_types == ["ReduceSum"]
+
+
+def test_a_reduction_read_without_its_axes_too_keeps_them_apart():
+    x = pt.matrix("x", shape=(3, 4))
+    total = x.sum(axis=1)
+    outputs = [total, total[:, None] * 2.0, total.dimshuffle("x", 0)]
+    compare_onnx_and_py([x], outputs, [np.arange(12.0).reshape(3, 4)])

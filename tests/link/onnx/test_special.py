@@ -12,6 +12,7 @@ from pytensor.compile.mode import Mode
 from pytensor.tensor.elemwise import Elemwise
 
 import pytensor
+from pytensor.link.onnx.passes.graphs import count_nodes
 from tests.link.onnx.utils import assert_same_values, compare_onnx_and_py
 
 
@@ -382,17 +383,6 @@ def test_erfc_tail_is_accurate_beyond_scipy():
         ]
     )
     np.testing.assert_allclose(fn(values), expected, rtol=1e-15, atol=0)
-
-
-def count_nodes(graph):
-    """The nodes of an ONNX graph, those of the subgraphs of its nodes included."""
-    total = 0
-    for node in graph.node:
-        total += 1
-        for attribute in node.attribute:
-            subgraphs = [attribute.g] if attribute.HasField("g") else []
-            total += sum(count_nodes(g) for g in [*subgraphs, *attribute.graphs])
-    return total
 
 
 # The most nodes each function's converted graph of a vector may have, in

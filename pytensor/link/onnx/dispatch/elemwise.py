@@ -1,11 +1,16 @@
+import functools
+
 import numpy as np
 import pytensor.tensor.special as special
+from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.type import tensor
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.math import is_dense_layer
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.passes.dense_layers import DENSE_LAYER
+from pytensor.link.onnx.passes.graphs import count_nodes
 
 
 RUNTIME_BROADCASTING = (
@@ -28,6 +33,19 @@ def onnx_funcify_Elemwise(op, node, builder, inputs, value_names=None, **kwargs)
     if is_dense_layer(node):
         builder.mark(DENSE_LAYER, outputs[0])
     return outputs
+
+
+@functools.cache
+def converted_size(op: Elemwise, input_dtypes: tuple[str, ...]) -> int:
+    """The number of ONNX nodes converting one call of ``op`` on scalars of
+    ``input_dtypes`` adds (0 if it cannot be converted)."""
+    inputs = [tensor(dtype=dtype, shape=()) for dtype in input_dtypes]
+    fgraph = FunctionGraph(inputs, op(*inputs, return_list=True), clone=False)
+    try:
+        converted = onnx_funcify(fgraph)
+    except NotImplementedError:
+        return 0
+    return count_nodes(converted.model.graph)
 
 
 @onnx_funcify.register(DimShuffle)

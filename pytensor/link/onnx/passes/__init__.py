@@ -17,6 +17,7 @@ from pytensor.link.onnx.passes.descending_ranges import negated_ranges
 from pytensor.link.onnx.passes.fold_constants import fold_constants
 from pytensor.link.onnx.passes.graphs import remove_unread
 from pytensor.link.onnx.passes.if_branches import move_into_branches
+from pytensor.link.onnx.passes.kept_axes import keep_reduced_axes
 
 
 @dataclass
@@ -53,6 +54,7 @@ def remove_unread_values(graph, context: PassContext):
 GRAPH_PASSES = (
     negated_ranges,
     fuse_dense_layers,
+    keep_reduced_axes,
     move_into_branches,
     fold_export_constants,
     remove_unread_values,

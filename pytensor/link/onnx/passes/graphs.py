@@ -66,6 +66,16 @@ def defined_names(graph) -> set[str]:
     return names
 
 
+def count_nodes(graph: onnx.GraphProto) -> int:
+    """The nodes of ``graph``, those of the subgraphs of its nodes included."""
+    total = len(graph.node)
+    for node in graph.node:
+        for attribute in node.attribute:
+            subgraphs = [attribute.g] if attribute.HasField("g") else []
+            total += sum(count_nodes(g) for g in (*subgraphs, *attribute.graphs))
+    return total
+
+
 def remove_unread(graph: onnx.GraphProto):
     """Remove the nodes of ``graph`` whose outputs nothing reads, and unread constants.
 

@@ -1,0 +1,208 @@
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+import pytest
+from pytensor.compile.mode import get_mode
+from pytensor.tensor.elemwise import Elemwise
+
+import pytensor
+from pytensor.link.onnx.passes.graphs import count_nodes
+from tests.link.onnx.utils import compare_onnx_and_py, onnx_model_of, py_mode
+
+
+without_batching = get_mode("ONNX").excluding("batch_scalar_calls")
+
+
+def log_diff_normal_cdf(mu, sigma, lower, upper):
+    # PyMC's normalising constant of a truncated normal (4 erfcx, 2 erf)
+    x = (upper - mu) / sigma / np.sqrt(2.0)
+    y = (lower - mu) / sigma / np.sqrt(2.0)
+    return np.log(0.5) + pt.switch(
+        pt.gt(y, 0),
+        -pt.square(y)
+        + pt.log(pt.erfcx(y) - pt.exp(pt.square(y) - pt.square(x)) * pt.erfcx(x)),
+        pt.switch(
+            pt.lt(x, 0),
+            -pt.square(x)
+            + pt.log(pt.erfcx(-x) - pt.exp(pt.square(x) - pt.square(y)) * pt.erfcx(-y)),
+            pt.log(pt.erf(x) - pt.erf(y)),
+        ),
+    )
+
+
+def truncated_normal_logp(dtype):
+    mu = pt.vector("mu", dtype=dtype, shape=(1,))
+    sigma = pt.vector("sigma", dtype=dtype, shape=(1,))
+    x = pt.vector("x", dtype=dtype, shape=(50,))
+    z = (x - mu) / sigma
+    logp = (-0.5 * z**2 - pt.log(sigma) - log_diff_normal_cdf(mu, sigma, -1, 2)).sum()
+    inputs = [mu, sigma, x]
+    values = [np.array([0.3]), np.array([1.2]), np.linspace(-1, 2, 50)]
+    return inputs, [logp, *pytensor.grad(logp, [mu, sigma])], values
+
+
+def student_t_logp(dtype):
+    # StudentT's normalising constant in nu: gammaln and, in its gradient, psi
+    nu = pt.scalar("nu", dtype=dtype)
+    x = pt.vector("x", dtype=dtype, shape=(20,))
+    logp = (
+        pt.gammaln((nu + 1) / 2)
+        - pt.gammaln(nu / 2)
+        - 0.5 * pt.log(nu)
+        - (nu + 1) / 2 * pt.log1p(x**2 / nu)
+    ).sum()
+    return [nu, x], [logp, pytensor.grad(logp, nu)], [np.array(4.5), np.arange(20.0)]
+
+
+def negative_binomial_logp(dtype):
+    # gammaln of same-shaped values, and psi of them in the gradient
+    n = pt.vector("n", dtype=dtype, shape=(30,))
+    alpha = pt.scalar("alpha", dtype=dtype)
+    logp = (pt.gammaln(n + alpha) - pt.gammaln(n + 1) - pt.gammaln(alpha)).sum()
+    values = [np.arange(30.0), np.array(2.5)]
+    return [n, alpha], [logp, pytensor.grad(logp, alpha)], values
+
+
+def onnx_nodes(inputs, outputs, mode):
+    fn = pytensor.function(inputs, outputs, mode=mode)
+    return count_nodes(onnx_model_of(fn).graph)
+
+
+def calls_of(fn, scalar_op_class) -> int:
+    return sum(
+        isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, scalar_op_class)
+        for node in fn.maker.fgraph.apply_nodes
+    )
+
+
+def cast_all(values, dtype):
+    return [np.asarray(value, dtype=dtype) for value in values]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "log_density", [truncated_normal_logp, student_t_logp, negative_binomial_logp]
+)
+def test_pymc_like_log_densities_lose_nodes_and_keep_their_values(log_density, dtype):
+    inputs, outputs, values = log_density(dtype)
+    rtol = {"float64": 1e-12, "float32": 2e-5}[dtype]
+    compare_onnx_and_py(
+        inputs,
+        outputs,
+        cast_all(values, dtype),
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=rtol),
+    )
+    batched = onnx_nodes(inputs, outputs, "ONNX")
+    assert batched < 0.75 * onnx_nodes(inputs, outputs, without_batching)
+
+
+def test_the_calls_of_the_value_and_of_its_gradient_become_one():
+    inputs, outputs, _ = truncated_normal_logp("float64")
+    fn = pytensor.function(inputs, outputs, mode="ONNX")
+    assert calls_of(fn, ps.Erfcx) == 1
+    assert calls_of(fn, ps.Erf) == 1
+
+
+def test_a_call_reading_another_is_not_merged_with_it():
+    x = pt.dvector("x", shape=(3,))
+    inner = pt.erfcx(x)
+    outputs = [pt.erfcx(inner), pt.erfcx(2 * x), inner]
+    fn, _ = compare_onnx_and_py([x], outputs, [np.array([-1.0, 0.5, 3.0])])
+    assert calls_of(fn, ps.Erfcx) == 2
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_calls_on_symbolic_and_mixed_shapes(dtype):
+    x = pt.vector("x", dtype=dtype)
+    m = pt.matrix("m", dtype=dtype, shape=(2, 3))
+    s = pt.scalar("s", dtype=dtype)
+    c = pt.tensor("c", dtype=dtype, shape=(None, 1, 2))
+    v = pt.vector("v", dtype=dtype, shape=(3,))
+    outputs = [pt.erfcx(x), pt.erfcx(m), pt.erfcx(s), pt.erfcx(c), pt.erfcx(v)]
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 5):
+        values = [
+            rng.normal(size=n),
+            rng.normal(size=(2, 3)),
+            rng.normal(),
+            rng.normal(size=(n, 1, 2)),
+            rng.normal(size=3),
+        ]
+        fn, _ = compare_onnx_and_py([x, m, s, c, v], outputs, cast_all(values, dtype))
+    assert calls_of(fn, ps.Erfcx) == 1
+
+
+def test_inputs_broadcast_and_shared_by_the_calls_of_a_multi_input_function():
+    k = pt.dscalar("k")
+    a = pt.dmatrix("a", shape=(3, 1))
+    b = pt.dmatrix("b", shape=(1, 4))
+    x = pt.dvector("x")
+    outputs = [pt.gammaincc(a, b), pt.gammaincc(k, x), pt.gammaincc(2.5, a)]
+    values = [
+        np.array(1.5),
+        np.array([[0.5], [1.0], [4.0]]),
+        np.array([[0.1, 1.0, 2.0, 8.0]]),
+        np.array([0.2, 3.0]),
+    ]
+    fn, _ = compare_onnx_and_py([k, a, b, x], outputs, values)
+    assert calls_of(fn, ps.GammaIncC) == 1
+
+
+def test_calls_whose_lengths_need_a_runtime_check_keep_it():
+    x, y, z = pt.dvectors("x", "y", "z")
+    outputs = [pt.gammaincc(x, y), pt.gammaincc(y, z)]
+    fn = pytensor.function([x, y, z], outputs, mode="ONNX")
+    reference = pytensor.function([x, y, z], outputs, mode=py_mode)
+    good = [np.array([1.0, 2.0]), np.array([0.5, 3.0]), np.array([2.0, 1.0])]
+    np.testing.assert_allclose(fn(*good), reference(*good), rtol=1e-12)
+    bad = [np.array([1.0, 2.0]), np.array([0.5, 3.0]), np.array([2.0, 1.0, 4.0])]
+    with pytest.raises(ValueError):
+        reference(*bad)
+    with pytest.raises(ValueError):
+        fn(*bad)
+
+
+def test_calls_on_different_dtypes_stay_apart():
+    x = pt.fvector("x", shape=(3,))
+    y = pt.dvector("y", shape=(3,))
+    outputs = [pt.erfcx(x), pt.erfcx(y)]
+    values = [np.array([0.1, 1.0, 3.0], "float32"), np.array([-2.0, 0.0, 9.0])]
+    fn, results = compare_onnx_and_py([x, y], outputs, values)
+    assert [r.dtype for r in results] == ["float32", "float64"]
+    assert calls_of(fn, ps.Erfcx) == 2
+
+
+def test_cheap_calls_on_large_values_are_left_alone():
+    x, y = pt.dvectors("x", "y")
+    xs = pt.dvector("xs", shape=(100_000,))
+    ys = pt.dvector("ys", shape=(100_000,))
+    fn = pytensor.function(
+        [x, y, xs, ys], [pt.exp(x), pt.exp(y), pt.exp(xs), pt.exp(ys)], mode="ONNX"
+    )
+    assert calls_of(fn, ps.Exp) == 4
+
+
+def test_many_cheap_calls_on_single_values_become_one():
+    xs = pt.dvector("x", shape=(6,))
+    outputs = [pt.exp(xs[i : i + 1] * 2) for i in range(6)]
+    fn, _ = compare_onnx_and_py([xs], outputs, [np.linspace(-2, 2, 6)])
+    assert calls_of(fn, ps.Exp) == 1
+
+
+def test_small_calls_are_batched_apart_from_large_ones():
+    small = pt.dvector("small", shape=(3,))
+    large = pt.dvector("large", shape=(100_000,))
+    outputs = [pt.erfcx(small), pt.erfcx(-small), pt.erfcx(large), pt.erfcx(-large)]
+    values = [np.array([-1.0, 0.0, 2.0]), np.linspace(-3, 30, 100_000)]
+    fn, _ = compare_onnx_and_py([small, large], outputs, values)
+    assert calls_of(fn, ps.Erfcx) == 3
+
+
+@pytest.mark.parametrize("shape", [(4,), (None,)])
+def test_calls_on_different_constants(shape):
+    x = pt.dvector("x", shape=shape)
+    y = pt.dvector("y", shape=shape)
+    outputs = [pt.gammaincc(x, 1.5), pt.gammaincc(y, 2.5), pt.gammaincc(3.0, x)]
+    values = [np.array([0.5, 1.0, 2.0, 7.0]), np.array([0.1, 0.2, 4.0, 9.0])]
+    fn, _ = compare_onnx_and_py([x, y], outputs, values)
+    assert calls_of(fn, ps.GammaIncC) == 1
