@@ -36,7 +36,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 VENDORED = REPO_ROOT / "third_party" / "pytensor_tests"
 EXCEPTIONS = REPO_ROOT / "tests" / "link" / "onnx" / "pytensor_suite_exceptions.toml"
 RELEASES = ("3.0.7", "2.38.3")
-SHARE_STEP = 8
+SHARE_STEP = 12
 
 # The test modules issue 15 names, and the modules they import from.
 SUITE = (
