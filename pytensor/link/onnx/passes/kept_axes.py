@@ -38,10 +38,11 @@ def keep_reduced_axes(graph, context=None):
     }
     restored = set()
     for node in graph.node:
+        if node.op_type != "Unsqueeze":
+            continue
         reduction = producers.get(node.input[0])
         if (
-            node.op_type != "Unsqueeze"
-            or reduction is None
+            reduction is None
             or reduction.op_type not in REDUCTIONS
             or readers[node.input[0]] != 1
             or keepdims(reduction) != 0
