@@ -363,6 +363,28 @@ def where(condition: Value | bool, if_true, if_false) -> Value:
     return like.result(moved.cast(like.dtype).name, like.dtype)
 
 
+def branch(condition: Value, if_true, if_false) -> Value:
+    """``if_true`` if the one-element bool ``condition`` holds, else
+    ``if_false``, by an ``If``: the graph pass
+    `~pytensor.link.onnx.passes.if_branches.move_into_branches` moves into
+    each branch the nodes only it reads, so that only the branch taken runs.
+
+    One node where `where` runs both branches: for scalars, the values that
+    choose a method by their range. Python numbers become constants of the
+    other branch's dtype.
+    """
+    like = if_true if isinstance(if_true, Value) else if_false
+    builder = condition.builder
+    branches = {}
+    for name, value in (("then_branch", if_true), ("else_branch", if_false)):
+        value = value if isinstance(value, Value) else like.constant(value)
+        graph = builder.subgraph(name)
+        graph.add_output(value.name, name, value.dtype, None)
+        branches[name] = graph.make_graph()
+    output = builder.add("If", [condition.name], hint="branch", **branches)
+    return like.result(output, like.dtype)
+
+
 def maximum(a, b):
     """The elementwise maximum; of two Python numbers, a Python number.
 

@@ -104,6 +104,17 @@ SPECIAL = {
     psm.J1: j1,
     psm.Owens_t: owens_t,
 }
+# Their variants for one value, which evaluate only the methods its range
+# needs (`pytensor.link.onnx.value.branch`): scalar parameters of
+# log-densities, where the nodes are the cost
+SCALAR_VARIANTS = {
+    psm.Erf: error_functions.erf_scalar,
+    psm.Erfc: error_functions.erfc_scalar,
+    psm.GammaLn: gamma.gammaln_scalar,
+    psm.Psi: digamma.psi_scalar,
+    psm.TriGamma: digamma.trigamma_scalar,
+    psm.Erfcx: error_functions.erfcx_scalar,
+}
 # Functions of vectors with loops, which run on their inputs flattened
 INCOMPLETE = {
     psm.GammaInc: incomplete_gamma.gammainc,
@@ -123,6 +134,19 @@ def construct(builder, construction, inputs, dtype, compute_dtype):
     return construction(*args).cast(dtype).name
 
 
+def of_one_value(node) -> bool:
+    """Whether ``node``'s output has one element, known statically."""
+    shape = getattr(node.outputs[0].type, "shape", None)
+    return shape is not None and all(length == 1 for length in shape)
+
+
+def algorithm(op, node, table):
+    """``table``'s algorithm for ``op``, or its scalar variant for one value."""
+    if of_one_value(node) and type(op) in SCALAR_VARIANTS:
+        return SCALAR_VARIANTS[type(op)]
+    return table[type(op)]
+
+
 def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     [x] = cast_all(builder, node, inputs, dtype)
@@ -131,13 +155,17 @@ def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):
         return [x.apply(FLOAT32_KERNELS[type(op)], x).cast(dtype).name]
     in_float32 = dtype != "float64" and type(op) in FLOAT32_CONSTRUCTIONS
     compute_dtype = "float32" if in_float32 else "float64"
-    return [construct(builder, ELEMENTARY[type(op)], [x], dtype, compute_dtype)]
+    function = algorithm(op, node, ELEMENTARY)
+    return [construct(builder, function, [x], dtype, compute_dtype)]
 
 
 def onnx_funcify_special(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     args = cast_all(builder, node, inputs, dtype)
-    function = SPECIAL.get(type(op)) or flat_elementwise(INCOMPLETE[type(op)])
+    if type(op) in INCOMPLETE:
+        function = flat_elementwise(INCOMPLETE[type(op)])
+    else:
+        function = algorithm(op, node, SPECIAL)
     return [construct(builder, function, args, dtype, "float64")]
 
 

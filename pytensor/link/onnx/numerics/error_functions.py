@@ -28,7 +28,8 @@ import numpy as np
 
 from pytensor.link.onnx.numerics.constants import MAXLOG, SQRT1_2
 from pytensor.link.onnx.numerics.elementary import odd
-from pytensor.link.onnx.value import Value, polevl, where
+from pytensor.link.onnx.numerics.series import power_series, rationals
+from pytensor.link.onnx.value import Value, branch, polevl, where
 
 
 ERF_T = [
@@ -167,6 +168,50 @@ def erfcx(x: Value) -> Value:
     positive = erfcx_nonnegative(abs(x))
     negative = where(x < -27.0, np.inf, exp_square_doubled(x) - positive)
     return where(x < 0.0, negative, positive)
+
+
+def erf_central_scalar(x: Value) -> Value:
+    [ratio] = rationals(x * x, (ERF_T, ERF_U))
+    return x * ratio
+
+
+def erfc_tail_scalar(a: Value) -> Value:
+    """`erfc_tail` of a one-element ``a >= 1``, its methods in `branch` es."""
+    rational = erfcx_rational(a)
+    return branch(a * a > MAXLOG, 0.0, exp_minus_square(a) * rational)
+
+
+def erfcx_rational(a: Value) -> Value:
+    """Cephes' ``erfc(a) * exp(a**2)`` for ``1 <= a``: both of its rational
+    functions by one ``MatMul``."""
+    near, far = rationals(a, (ERFC_P, ERFC_Q), (ERFC_R, ERFC_S))
+    return where(a < 8.0, near, far)
+
+
+def erf_scalar(x: Value) -> Value:
+    """`erf` of a one-element ``x``."""
+    a = abs(x)
+    tail = odd(x, 1.0 - erfc_tail_scalar(a))
+    return branch(a <= 1.0, erf_central_scalar(x), tail)
+
+
+def erfc_scalar(x: Value) -> Value:
+    """`erfc` of a one-element ``x``."""
+    a = abs(x)
+    tail = erfc_tail_scalar(a)
+    tail = where(x < 0.0, 2.0 - tail, tail)
+    return branch(a < 1.0, 1.0 - erf_central_scalar(x), tail)
+
+
+def erfcx_scalar(x: Value) -> Value:
+    """`erfcx` of a one-element ``x``."""
+    a = abs(x)
+    asymptotic = INV_SQRT_PI / a * power_series(0.5 / (a * a), ERFCX_ASYMPTOTIC[::-1])
+    far = branch(a < ERFCX_ASYMPTOTIC_FROM, erfcx_rational(a), asymptotic)
+    central = (a * a).exp() * (1.0 - erf_central_scalar(a))
+    positive = branch(a < 1.0, central, far)
+    negative = branch(x < -27.0, np.inf, exp_square_doubled(x) - positive)
+    return branch(x < 0.0, negative, positive)
 
 
 SQRT_PI_2 = 0.88622692545275801365

@@ -27,9 +27,9 @@ import numpy as np
 from scipy.special import zeta
 
 from pytensor.link.onnx.numerics.constants import EULER, PI
-from pytensor.link.onnx.numerics.series import power_series
+from pytensor.link.onnx.numerics.series import power_series, rationals
 from pytensor.link.onnx.numerics.trigonometric import sin_pi
-from pytensor.link.onnx.value import Value, polevl, where
+from pytensor.link.onnx.value import Value, branch, polevl, where
 
 
 def rising_product(base: Value, count: Value, steps: int) -> Value:
@@ -121,6 +121,35 @@ def gammaln(x: Value) -> Value:
     result = where(reflect, reflected, lgam_y)
     result = where(is_non_positive_integer(x), np.inf, result)
     return where(x.isinf(), x, result)
+
+
+# Cephes' shifts to [2, 3) of gammaln below 13, along a new axis
+SHIFTS = np.arange(10, dtype="float64")
+
+
+def lgam_below_thirteen(y: Value) -> Value:
+    """Cephes ``lgam`` for ``-1 <= y < 13``, its shifts a product along a new axis."""
+    shift = y.floor() - 2.0
+    r = y - shift
+    down = shift >= 0.0
+    factors = where(down, r, y).unsqueeze([-1]) + SHIFTS
+    used = abs(shift).unsqueeze([-1]) > SHIFTS
+    product = where(used, factors, 1.0).prod([-1], keepdims=False)
+    t = r - 2.0
+    [ratio] = rationals(t, (LGAM_B, LGAM_C))
+    return abs(where(down, product, 1.0 / product)).log() + t * ratio
+
+
+def gammaln_scalar(x: Value) -> Value:
+    """`gammaln` of a one-element ``x``, each method in a `branch`: about 30
+    nodes run where `gammaln` runs 135."""
+    reflect = x < -1.0
+    y = where(reflect, -x, x)
+    lgam_y = branch(y < 13.0, lgam_below_thirteen(y), lgam_stirling(y))
+    _, fraction = reflected_fraction(y)
+    reflected = (LOGPI - (y * sin_pi(fraction)).log()) - lgam_y
+    reflected = where(fraction.eq(0.0), np.inf, reflected)
+    return branch(reflect, where(y.isinf(), x, reflected), lgam_y)
 
 
 MAXGAM = 171.624376956302725
