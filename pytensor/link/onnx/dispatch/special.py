@@ -14,6 +14,7 @@ float32 loops do (float32 results equal SciPy's but for erfinv and log1mexp,
 2.3e-7).
 """
 
+import math
 from functools import partial
 
 import numpy as np
@@ -21,6 +22,7 @@ import pytensor.scalar.basic as ps
 import pytensor.scalar.math as psm
 from pytensor.tensor.basic import get_underlying_scalar_constant_value
 from pytensor.tensor.exceptions import NotScalarConstantError
+from pytensor.tensor.type import TensorType
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, constant_data, output_dtype
@@ -40,7 +42,7 @@ from pytensor.link.onnx.numerics.bessel_j import j0, j1
 from pytensor.link.onnx.numerics.iteration import flat_elementwise
 from pytensor.link.onnx.numerics.owens_t import owens_t
 from pytensor.link.onnx.numerics.zeta import polygamma
-from pytensor.link.onnx.value import where
+from pytensor.link.onnx.value import branch, where
 
 
 try:  # PyTensor < 3
@@ -104,17 +106,19 @@ SPECIAL = {
     psm.J1: j1,
     psm.Owens_t: owens_t,
 }
-# Their variants for one value, which evaluate only the methods its range
-# needs (`pytensor.link.onnx.value.branch`): scalar parameters of
-# log-densities, where the nodes are the cost
-SCALAR_VARIANTS = {
-    psm.Erf: error_functions.erf_scalar,
-    psm.Erfc: error_functions.erfc_scalar,
-    psm.GammaLn: gamma.gammaln_scalar,
-    psm.Psi: digamma.psi_scalar,
-    psm.TriGamma: digamma.trigamma_scalar,
-    psm.Erfcx: error_functions.erfcx_scalar,
+# Their variants for at most SMALL_SIZE values (scalar parameters of
+# log-densities), where nodes cost more than elements: polynomials by one
+# MatMul, steps along a new axis, and for one value only the method its range
+# needs (`pytensor.link.onnx.value.branch`)
+SMALL_VARIANTS = {
+    psm.Erf: error_functions.erf_small,
+    psm.Erfc: error_functions.erfc_small,
+    psm.GammaLn: gamma.gammaln_small,
+    psm.Psi: digamma.psi_small,
+    psm.TriGamma: digamma.trigamma_small,
+    psm.Erfcx: error_functions.erfcx_small,
 }
+SMALL_SIZE = 64
 # Functions of vectors with loops, which run on their inputs flattened
 INCOMPLETE = {
     psm.GammaInc: incomplete_gamma.gammainc,
@@ -134,17 +138,22 @@ def construct(builder, construction, inputs, dtype, compute_dtype):
     return construction(*args).cast(dtype).name
 
 
-def of_one_value(node) -> bool:
-    """Whether ``node``'s output has one element, known statically."""
-    shape = getattr(node.outputs[0].type, "shape", None)
-    return shape is not None and all(length == 1 for length in shape)
+def static_size(node) -> int | None:
+    """The number of elements of ``node``'s output, if known statically
+    (not for the scalars of a ``Composite``'s inner graph, which stand for
+    tensors)."""
+    output_type = node.outputs[0].type
+    if not isinstance(output_type, TensorType) or None in output_type.shape:
+        return None
+    return math.prod(output_type.shape)
 
 
 def algorithm(op, node, table):
-    """``table``'s algorithm for ``op``, or its scalar variant for one value."""
-    if of_one_value(node) and type(op) in SCALAR_VARIANTS:
-        return SCALAR_VARIANTS[type(op)]
-    return table[type(op)]
+    """``table``'s algorithm for ``op``, or its small variant for few values."""
+    size = static_size(node)
+    if type(op) not in SMALL_VARIANTS or size is None or not 0 < size <= SMALL_SIZE:
+        return table[type(op)]
+    return partial(SMALL_VARIANTS[type(op)], choose=branch if size == 1 else where)
 
 
 def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):

@@ -26,7 +26,7 @@ import numpy as np
 from pytensor.link.onnx.numerics.constants import PI
 from pytensor.link.onnx.numerics.series import power_series, rationals
 from pytensor.link.onnx.numerics.trigonometric import sin_pi, tan
-from pytensor.link.onnx.value import Value, branch, maximum, polevl, where
+from pytensor.link.onnx.value import Value, maximum, polevl, where
 
 
 PSI_ASYMPTOTIC = [
@@ -165,18 +165,19 @@ def psi_up_to_ten(y: Value) -> Value:
     return steps + (g * PSI_Y + g * ratio)
 
 
-def psi_scalar(x: Value) -> Value:
-    """`psi` of a one-element ``x``, each method in a `branch`."""
+def psi_small(x: Value, choose=where) -> Value:
+    """`psi` for few values, each method chosen by ``choose`` (`where`, or
+    `~pytensor.link.onnx.value.branch` for one value)."""
     negative = x < 0.0
     y = where(negative, 1.0 - x, x)
-    positive = branch(y <= 10.0, psi_up_to_ten(y), psi_asymptotic(y))
+    positive = choose(y <= 10.0, psi_up_to_ten(y), psi_asymptotic(y))
     fraction = x - x.ceil()
     reflected = positive - PI / tan(PI * fraction)
     t = (x - PSI_NEGATIVE_ROOT[0]) - PSI_NEGATIVE_ROOT[1]
     near_root = t * power_series(t, PSI_NEGATIVE_ROOT_SERIES[::-1]) / (x * (x + 1.0))
-    reflected = branch(abs(t) < 0.3, near_root, reflected)
+    reflected = choose(abs(t) < 0.3, near_root, reflected)
     reflected = where(fraction.eq(0.0), np.nan, reflected)
-    return branch(negative, reflected, positive)
+    return choose(negative, reflected, positive)
 
 
 TRIGAMMA_FROM = 10.0
@@ -222,7 +223,7 @@ def trigamma(x: Value) -> Value:
 TRIGAMMA_TERMS = np.arange(TRIGAMMA_FROM)
 
 
-def trigamma_positive_scalar(x: Value) -> Value:
+def trigamma_positive_small(x: Value) -> Value:
     """`trigamma_positive`, its terms summed along a new axis."""
     z = x.unsqueeze([-1]) + TRIGAMMA_TERMS
     total = (1.0 / (z * z)).sum([-1], keepdims=False)
@@ -232,11 +233,11 @@ def trigamma_positive_scalar(x: Value) -> Value:
     return total + (1.0 + 0.5 / z + w * series) / z
 
 
-def trigamma_scalar(x: Value) -> Value:
-    """`trigamma` of a one-element ``x``, the reflection in a `branch`."""
+def trigamma_small(x: Value, choose=where) -> Value:
+    """`trigamma` for few values, the reflection chosen by ``choose``."""
     negative = x < 0.0
-    positive_part = trigamma_positive_scalar(where(negative, 1.0 - x, x))
+    positive_part = trigamma_positive_small(where(negative, 1.0 - x, x))
     sin_pi_x = sin_pi(x - x.round())
     reflected = (PI * PI) / (sin_pi_x * sin_pi_x) - positive_part
     reflected = where(x.eq(-np.inf), np.inf, reflected)
-    return branch(negative, reflected, positive_part)
+    return choose(negative, reflected, positive_part)

@@ -29,7 +29,7 @@ import numpy as np
 from pytensor.link.onnx.numerics.constants import MAXLOG, SQRT1_2
 from pytensor.link.onnx.numerics.elementary import odd
 from pytensor.link.onnx.numerics.series import power_series, rationals
-from pytensor.link.onnx.value import Value, branch, polevl, where
+from pytensor.link.onnx.value import Value, polevl, where
 
 
 ERF_T = [
@@ -170,15 +170,15 @@ def erfcx(x: Value) -> Value:
     return where(x < 0.0, negative, positive)
 
 
-def erf_central_scalar(x: Value) -> Value:
+def erf_central_small(x: Value) -> Value:
     [ratio] = rationals(x * x, (ERF_T, ERF_U))
     return x * ratio
 
 
-def erfc_tail_scalar(a: Value) -> Value:
-    """`erfc_tail` of a one-element ``a >= 1``, its methods in `branch` es."""
+def erfc_tail_small(a: Value, choose) -> Value:
+    """`erfc_tail` for few values."""
     rational = erfcx_rational(a)
-    return branch(a * a > MAXLOG, 0.0, exp_minus_square(a) * rational)
+    return choose(a * a > MAXLOG, 0.0, exp_minus_square(a) * rational)
 
 
 def erfcx_rational(a: Value) -> Value:
@@ -188,30 +188,31 @@ def erfcx_rational(a: Value) -> Value:
     return where(a < 8.0, near, far)
 
 
-def erf_scalar(x: Value) -> Value:
-    """`erf` of a one-element ``x``."""
+def erf_small(x: Value, choose=where) -> Value:
+    """`erf` for few values, each method chosen by ``choose`` (`where`, or
+    `~pytensor.link.onnx.value.branch` for one value)."""
     a = abs(x)
-    tail = odd(x, 1.0 - erfc_tail_scalar(a))
-    return branch(a <= 1.0, erf_central_scalar(x), tail)
+    tail = 1.0 - erfc_tail_small(a, choose)
+    return odd(x, choose(a <= 1.0, erf_central_small(a), tail))
 
 
-def erfc_scalar(x: Value) -> Value:
-    """`erfc` of a one-element ``x``."""
+def erfc_small(x: Value, choose=where) -> Value:
+    """`erfc` for few values, each method chosen by ``choose``."""
     a = abs(x)
-    tail = erfc_tail_scalar(a)
+    tail = erfc_tail_small(a, choose)
     tail = where(x < 0.0, 2.0 - tail, tail)
-    return branch(a < 1.0, 1.0 - erf_central_scalar(x), tail)
+    return choose(a < 1.0, 1.0 - erf_central_small(x), tail)
 
 
-def erfcx_scalar(x: Value) -> Value:
-    """`erfcx` of a one-element ``x``."""
+def erfcx_small(x: Value, choose=where) -> Value:
+    """`erfcx` for few values, each method chosen by ``choose``."""
     a = abs(x)
     asymptotic = INV_SQRT_PI / a * power_series(0.5 / (a * a), ERFCX_ASYMPTOTIC[::-1])
-    far = branch(a < ERFCX_ASYMPTOTIC_FROM, erfcx_rational(a), asymptotic)
-    central = (a * a).exp() * (1.0 - erf_central_scalar(a))
-    positive = branch(a < 1.0, central, far)
-    negative = branch(x < -27.0, np.inf, exp_square_doubled(x) - positive)
-    return branch(x < 0.0, negative, positive)
+    far = choose(a < ERFCX_ASYMPTOTIC_FROM, erfcx_rational(a), asymptotic)
+    central = (a * a).exp() * (1.0 - erf_central_small(a))
+    positive = choose(a < 1.0, central, far)
+    negative = choose(x < -27.0, np.inf, exp_square_doubled(x) - positive)
+    return choose(x < 0.0, negative, positive)
 
 
 SQRT_PI_2 = 0.88622692545275801365
