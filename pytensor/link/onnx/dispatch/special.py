@@ -12,6 +12,11 @@ below 5e-7) and used; sigmoid is computed in float32 like SciPy's float32
 loop, and the other functions in float64 and rounded once, as SciPy's
 float32 loops do (float32 results equal SciPy's but for erfinv and log1mexp,
 2.3e-7).
+
+Outputs of at most `SMALL_SIZE` elements, known statically, get the small
+variants of gammaln, psi, tri_gamma, erf, erfc and erfcx: fewer nodes, each
+method in an ``If`` branch for one value (docs: "Special functions of few
+values").
 """
 
 import math

@@ -19,6 +19,8 @@ psi        3.9e-16  for ``x > 0``; 2.4e-15 for ``x < 0`` and an absolute
                     not resolve either
 tri_gamma  1.1e-15
 =========  =======  ======================================================
+
+`psi_small` and `trigamma_small`, for few values, have the same accuracy.
 """
 
 import numpy as np
@@ -162,7 +164,7 @@ def psi_up_to_ten(y: Value) -> Value:
     for part in PSI_ROOT:
         g = g - part
     [ratio] = rationals(r - 1.0, (PSI_P, PSI_Q))
-    return steps + (g * PSI_Y + g * ratio)
+    return steps + g * (ratio + PSI_Y)
 
 
 def psi_small(x: Value, choose=where) -> Value:

@@ -22,6 +22,9 @@ erfcx      1.9e-15  5.7e-14 for ``x < 0``: SciPy rounds ``x*x`` in
 erfinv     7.2e-16
 erfcinv    1.1e-15
 =========  =======  ======================================================
+
+`erf_small`, `erfc_small` and `erfcx_small`, for few values, have the same
+accuracy.
 """
 
 import numpy as np
@@ -94,21 +97,19 @@ def erf_central(x: Value) -> Value:
     return x * polevl(z, ERF_T) / polevl(z, ERF_U)
 
 
-def square_in_parts(a: Value):
-    """``m**2`` and ``2*m*f + f**2``, whose sum is ``a**2`` (Cephes ``expx2``).
-
-    ``a = m + f`` with ``m`` a multiple of 1/128, so ``m**2`` is exact and only
-    the small ``2*m*f + f**2`` is rounded.
-    """
-    m = (128.0 * a + 0.5).floor() / 128.0
-    f = a - m
-    return m * m, 2.0 * m * f + f * f
+def square_in_parts(a: Value, scale: float):
+    """``scale * m**2``, exact, and ``m**2 - a**2``, rounded twice, for ``m``
+    the multiple of 1/128 nearest ``a`` and ``scale`` a power of two (Cephes
+    ``expx2``: only the small ``m**2 - a**2 = (m - a) (m + a)`` is rounded)."""
+    k = (128.0 * a).round()
+    m = k * (1.0 / 128.0)
+    return k * (k * (scale / 16384.0)), (m - a) * (a + m)
 
 
 def exp_minus_square(a: Value) -> Value:
     """``exp(-a**2)`` accurate to the last bits."""
-    m_squared, rest = square_in_parts(a)
-    return (-m_squared).exp() * (-rest).exp()
+    minus_m_squared, rest = square_in_parts(a, -1.0)
+    return minus_m_squared.exp() * rest.exp()
 
 
 def erfc_tail(a: Value) -> Value:
@@ -136,9 +137,9 @@ def erfc(x: Value) -> Value:
 
 def exp_square_doubled(a: Value) -> Value:
     """``2 * exp(a**2)``, accurate to the last bits and without early overflow."""
-    m_squared, rest = square_in_parts(a)
-    half = (0.5 * m_squared).exp()
-    return (2.0 * half) * (half * rest.exp())
+    half_m_squared, rest = square_in_parts(a, 0.5)
+    half = half_m_squared.exp()
+    return (2.0 * half) * (half * (-rest).exp())
 
 
 ERFCX_ASYMPTOTIC_FROM = 50.0

@@ -21,6 +21,8 @@ gammaln    1.4e-15  where ``|gammaln| >= 0.5``; next to its zeros at 1 and
                     next to the zeros there)
 gamma      1.6e-15
 =========  =======  ======================================================
+
+`gammaln_small`, for few values, meets the same bounds.
 """
 
 import numpy as np
