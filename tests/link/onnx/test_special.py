@@ -479,3 +479,14 @@ def test_node_budget_of_gammaln_and_its_gradient_of_few_values(size, budget):
     total = pt.gammaln(x).sum()
     fn = pytensor.function([x], [total, pytensor.grad(total, x)], mode="ONNX")
     assert count_nodes(fn.maker.linker.onnx_model.graph) <= budget
+
+
+def test_small_variants_inside_a_loop_body():
+    # Scan's steps see one value each: the If branches nest in the Loop body
+    x = pt.dvector("x")
+    steps, _ = pytensor.scan(
+        lambda v, total: total + pt.gammaln(v) + pt.erfc(v) + pt.psi(v),
+        sequences=[x],
+        outputs_info=[pt.constant(0.0, dtype="float64")],
+    )
+    compare_onnx_and_py([x], steps, [np.array([0.5, 3.0, -2.5, 40.0, 1.0])])
