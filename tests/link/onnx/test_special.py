@@ -489,4 +489,9 @@ def test_small_variants_inside_a_loop_body():
         sequences=[x],
         outputs_info=[pt.constant(0.0, dtype="float64")],
     )
-    compare_onnx_and_py([x], steps, [np.array([0.5, 3.0, -2.5, 40.0, 1.0])])
+    values = np.array([0.5, 3.0, -2.5, 40.0, 1.0])
+    fn = pytensor.function([x], steps, mode="ONNX")
+    # SciPy, not PyTensor's C psi (accurate to 4e-7), which the scan's Python
+    # implementation would run
+    expected = np.cumsum(sc.gammaln(values) + sc.erfc(values) + sc.psi(values))
+    np.testing.assert_allclose(fn(values), expected, rtol=1e-14)
