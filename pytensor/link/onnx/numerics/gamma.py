@@ -121,7 +121,9 @@ def gammaln(x: Value) -> Value:
     _, fraction = reflected_fraction(y)
     reflected = (LOGPI - (y * sin_pi(fraction)).log()) - lgam_y
     result = where(reflect, reflected, lgam_y)
-    result = where(is_non_positive_integer(x), np.inf, result)
+    # inf where Cephes' first step, 1 / x, overflows
+    overflow = is_non_positive_integer(x) | (abs(x) < 1.0 / np.finfo(np.float64).max)
+    result = where(overflow, np.inf, result)
     return where(x.isinf(), x, result)
 
 
@@ -135,11 +137,13 @@ def lgam_below_thirteen(y: Value) -> Value:
     r = y - shift
     down = shift >= 0.0
     factors = where(down, r, y).unsqueeze([-1]) + SHIFTS
+    # Cephes' z /= x upwards, which overflows where 1 / y does
+    factors = where(down.unsqueeze([-1]), factors, 1.0 / factors)
     used = abs(shift).unsqueeze([-1]) > SHIFTS
     product = where(used, factors, 1.0).prod([-1], keepdims=False)
     t = r - 2.0
     [ratio] = rationals(t, (LGAM_B, LGAM_C))
-    return abs(where(down, product, 1.0 / product)).log() + t * ratio
+    return abs(product).log() + t * ratio
 
 
 def gammaln_small(x: Value, choose=where) -> Value:
