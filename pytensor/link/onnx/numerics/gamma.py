@@ -147,7 +147,7 @@ def lgam_below_thirteen(y: Value) -> Value:
 
 
 def gammaln_small(x: Value, choose=where) -> Value:
-    """`gammaln` for few values: 88 nodes where `gammaln` takes 135, and with
+    """`gammaln` for few values: 89 nodes where `gammaln` takes 138, and with
     ``choose`` `~pytensor.link.onnx.value.branch` (for one value) about 35 of
     them run."""
     reflect = x < -1.0
