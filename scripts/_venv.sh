@@ -1,6 +1,7 @@
 # Sourced by run_tests.sh and run_example.sh. Creates (or reuses, when up to
 # date) the virtualenv .venv-<PyTensor version> at the repository root with
-# this package installed in editable mode, its test/docs/lint/demo extras, the
+# this package installed in editable mode, its test/docs/lint/demo extras (and
+# pymc next to PyTensor 2.38), the
 # pinned PyTensor and the onnx/onnxruntime of constraints.txt, then puts the
 # virtualenv first on PATH.
 #
@@ -29,6 +30,12 @@ if [ -n "$ONNXRUNTIME_VERSION" ]; then
 fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
+# PyMC 5.28.5 pins PyTensor 2.38.x: its tests run in the 2.38 virtualenvs only
+EXTRAS="test,docs,lint,demo"
+case "$PYTENSOR_VERSION" in
+    2.38.*) EXTRAS="$EXTRAS,pymc" ;;
+esac
+
 # Everything that changes what gets installed: when it differs from the stamp
 # left by the last successful install, pip runs again.
 install_inputs() {
@@ -54,7 +61,7 @@ if [ "$(cat "$VENV/.install-stamp" 2>/dev/null)" != "$stamp" ]; then
         "$PYTHON" -m venv --clear "$VENV"
     fi
     "$VENV/bin/python" -m pip install --quiet --constraint "$CONSTRAINTS" \
-        -e "$REPO_ROOT[test,docs,lint,demo]" "pytensor==$PYTENSOR_VERSION" \
+        -e "$REPO_ROOT[$EXTRAS]" "pytensor==$PYTENSOR_VERSION" \
         "${ONNXRUNTIME_REQUIREMENT[@]}"
     echo "$stamp" >"$VENV/.install-stamp"
 fi

@@ -19,6 +19,7 @@ __all__ = [
     "onnx_funcify",
     "onnx_support_report",
     "onnx_typify",
+    "random_key",
 ]
 
 LAZY_EXPORTS = {
@@ -27,6 +28,7 @@ LAZY_EXPORTS = {
     "onnx_support_report": "pytensor.link.onnx.export",
     "UnsupportedGraphError": "pytensor.link.onnx.export",
     "ONNXVerificationError": "pytensor.link.onnx.export",
+    "random_key": "pytensor.link.onnx.generator_keys",
 }
 
 

@@ -324,14 +324,12 @@ class ONNXGraphBuilder:
 
     @staticmethod
     def _value_info(name, dtype, shape, dim_prefix, sequence=False):
-        dims = (
-            None
-            if shape is None
-            else [
+        dims = None  # unknown rank
+        if shape is not None:
+            dims = [
                 dim if dim is not None else f"{dim_prefix}_dim{axis}"
                 for axis, dim in enumerate(shape)
             ]
-        )
         if sequence:
             return helper.make_tensor_sequence_value_info(name, onnx_dtype(dtype), dims)
         return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)

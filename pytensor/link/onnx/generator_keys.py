@@ -17,6 +17,43 @@ from pytensor.tensor.random.utils import custom_rng_deepcopy
 from pytensor.link.onnx.numerics.random import draw_key
 
 
+def random_key(seed=None) -> np.ndarray:
+    """The key that stands for a random generator in a model, as a 0-d uint64 array.
+
+    A function compiled with mode="ONNX" feeds each generator ``rng`` to its
+    model as ``random_key(rng)``, and an exported model takes the key as an
+    input: a model run with the same key draws the same numbers, in
+    onnxruntime, onnxruntime-web or mode="ONNX".
+
+    Parameters
+    ----------
+    seed
+        A ``numpy.random.Generator`` (left unchanged), or anything
+        ``numpy.random.default_rng`` accepts: ``random_key(seed)`` is the key
+        of ``numpy.random.default_rng(seed)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The next 64 random bits of (a copy of) the generator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pytensor.link.onnx import random_key
+    >>> key = random_key(42)
+    >>> key.dtype, key.shape
+    (dtype('uint64'), ())
+    >>> bool(key == random_key(np.random.default_rng(42)))
+    True
+    """
+    if isinstance(seed, np.random.Generator):
+        generator = custom_rng_deepcopy(seed)
+    else:
+        generator = np.random.default_rng(seed)
+    return np.asarray(draw_key(generator))
+
+
 def generator_origin(var, inputs) -> tuple[int, int] | None:
     """Which input generator ``var`` is, advanced by how many ``RandomVariable`` nodes.
 

@@ -364,25 +364,19 @@ def where(condition: Value | bool, if_true, if_false) -> Value:
 
 
 def branch(condition: Value, if_true, if_false) -> Value:
-    """``if_true`` if the one-element bool ``condition`` holds, else
-    ``if_false``, by an ``If``: the graph pass
-    `~pytensor.link.onnx.passes.if_branches.move_into_branches` moves into
-    each branch the nodes only it reads, so that only the branch taken runs.
+    """`either` of one value each: ``if_true`` if the one-element bool
+    ``condition`` holds, else ``if_false``; only the branch taken runs.
 
-    One node where `where` runs both branches: for scalars, the values that
-    choose a method by their range. Python numbers become constants of the
-    other branch's dtype.
+    One node where `where` runs both branches: for one value, the choice of
+    a method by its range. Python numbers become constants of the other
+    branch's dtype.
     """
     like = if_true if isinstance(if_true, Value) else if_false
-    builder = condition.builder
-    branches = {}
-    for name, value in (("then_branch", if_true), ("else_branch", if_false)):
-        value = value if isinstance(value, Value) else like.constant(value)
-        graph = builder.subgraph(name)
-        graph.add_output(value.name, name, value.dtype, None)
-        branches[name] = graph.make_graph()
-    output = builder.add("If", [condition.name], hint="branch", **branches)
-    return like.result(output, like.dtype)
+    values = [
+        v if isinstance(v, Value) else like.constant(v) for v in (if_true, if_false)
+    ]
+    [result] = either(condition, values[:1], values[1:])
+    return like.result(result.name, like.dtype)
 
 
 def maximum(a, b):
@@ -465,6 +459,53 @@ def strides(lengths) -> list:
 
 def concat(parts, axis: int) -> Value:
     return parts[0].apply("Concat", *parts, axis=axis)
+
+
+def either(
+    condition: Value, if_true: list[Value], if_false: list[Value]
+) -> list[Value]:
+    """The values ``if_true`` where the 0-d bool ``condition`` holds, else
+    ``if_false``, through an ``If`` whose branches return them.
+
+    The graph pass `~pytensor.link.onnx.passes.if_branches.move_into_branches`
+    then moves into each branch the nodes that only it reads, so that only
+    the values of the branch taken are computed.
+    """
+    builder = condition.builder
+    branches = {}
+    for branch, values in (("then_branch", if_true), ("else_branch", if_false)):
+        sub = builder.subgraph(branch)
+        for value in values:
+            sub.add_output(value.name, branch, value.dtype, None)
+        branches[branch] = sub.make_graph()
+    names = builder.add_multi(
+        "If", [condition.name], n_outputs=len(if_true), hint="either", **branches
+    )
+    return [
+        builder.value(name, value.dtype)
+        for name, value in zip(names, if_true, strict=True)
+    ]
+
+
+def along_axis(axis: Value, ndim: int, compute) -> Value:
+    """``compute(k)`` for the non-negative ``k`` that the 0-d int64 ``axis``
+    (negative from the end) names at run time, among the ``ndim`` axes.
+
+    Only the branch of that axis runs (`either`); an axis out of range
+    raises NumPy's ``AxisError``.
+    """
+    builder = axis.builder
+    axis = where(axis < 0, axis + ndim, axis)
+    builder.require(
+        (axis >= 0) & (axis < ndim),
+        np.exceptions.AxisError,
+        f"axis is out of bounds for array of dimension {ndim}",
+        is_scalar=True,
+    )
+    [result] = [compute(ndim - 1)]
+    for k in reversed(range(ndim - 1)):
+        [result] = either(axis.eq(k), [compute(k)], [result])
+    return result
 
 
 def arange(length: Value) -> Value:

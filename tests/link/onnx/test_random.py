@@ -28,25 +28,12 @@ from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
-from pytensor.link.onnx import UnsupportedGraphError, export_onnx
 from pytensor.link.onnx.dispatch import random as random_dispatch
-from tests.link.onnx.utils import onnx_model_of
+from tests.link.onnx.utils import MIN_P_VALUE, onnx_model_of, random_variable
 
 
 py_mode = Mode(linker="py", optimizer=None)
 N_DRAWS = 100_000
-# Two-sided p-values below this fail; a correct sampler with a fixed seed
-# passes deterministically, a wrong one gives p-values of ~1e-100.
-MIN_P_VALUE = 1e-4
-
-
-def random_variable(rv, *params, rng, size=None, dtype=None):
-    """``(next_rng, draws)`` of ``rv``, built the same way in PyTensor 2 and 3."""
-    kwargs = {} if dtype is None else {"dtype": dtype}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        draws = rv(*params, size=size, rng=rng, **kwargs)
-    return draws.owner.outputs
 
 
 def sampler(rv, *params, size=(N_DRAWS,), dtype=None, seed=0, mode="ONNX"):
@@ -606,31 +593,3 @@ def test_every_random_variable_samples_or_is_documented_unsupported():
         assert converts or cls.__name__ in random_dispatch.UNSUPPORTED, cls
         expected = "samples" if converts else random_dispatch.UNSUPPORTED[cls.__name__]
         assert documented.get(cls.__name__) == expected, cls
-
-
-def test_random_generators_inside_scan_raise():
-    rng = shared(np.random.default_rng(0))
-
-    def step(total, rng):
-        next_rng, e = random_variable(pt.random.normal, 0.0, 1.0, rng=rng)
-        return total + e, {rng: next_rng}
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = pytensor.scan(
-            step,
-            outputs_info=[pt.constant(np.float64(0.0))],
-            non_sequences=[rng],
-            n_steps=3,
-        )
-    outputs, updates = result
-    with pytest.raises(NotImplementedError, match="random generator"):
-        pytensor.function([], outputs, updates=updates, mode="ONNX")
-
-
-def test_export_raises_for_random_generators():
-    fn, _ = sampler(pt.random.normal, 0.0, 1.0, size=(3,))
-    with pytest.raises(
-        UnsupportedGraphError, match=r"(?s)rng: it is a random generator"
-    ):
-        export_onnx(fn)

@@ -1,9 +1,11 @@
+import warnings
 from functools import cache
 
 import numpy as np
 import onnx
 import pytensor.tensor as pt
 import pytest
+import scipy.stats as stats
 from hypothesis import given
 from hypothesis import strategies as st
 from pytensor.compile.sharedvalue import shared
@@ -12,14 +14,17 @@ from pytensor.graph.op import Op
 from pytensor.ifelse import ifelse
 from pytensor.raise_op import Assert
 from pytensor.scan.utils import until
+from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
 from tests.link.onnx.utils import (
+    MIN_P_VALUE,
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,
     onnx_mode,
     py_mode,
+    random_variable,
 )
 
 
@@ -191,6 +196,26 @@ def test_while_loop(n_steps, mode):
         [xs, ys, xs[-1], xs[-2:]],
         [np.float64(1.0), np.int64(n_steps)],
         onnx_mode=mode,
+    )
+
+
+@pytest.mark.parametrize("n_steps", [2, 20])
+def test_while_loop_with_boolean_states(n_steps):
+    # the outer buffers of a while loop are padded past its last step
+    x = pt.scalar("x")
+    n = pt.lscalar("n")
+    xs, above, crossed = scan(
+        lambda x_tm1, above_tm1: (
+            (x_tm1 * 2, above_tm1 | (x_tm1 > 10), x_tm1 > 20),
+            until(x_tm1 * 2 > 50),
+        ),
+        outputs_info=[x, x < 0, None],
+        n_steps=n,
+    )
+    compare_onnx_and_py(
+        [x, n],
+        [xs, above, crossed, above[-1]],
+        [np.float64(1.0), np.int64(n_steps)],
     )
 
 
@@ -388,3 +413,256 @@ def test_inner_op_without_converter_is_named():
     xs = scan(lambda x: Mystery()(x) + 1, outputs_info=[x0], n_steps=3)
     with pytest.raises(NotImplementedError, match=r"(?s)Scan.*inner graph.*Mystery"):
         pytensor.function([x0], xs, mode="ONNX")
+
+
+# Random generators in loops. The draws cannot equal NumPy's, so these tests
+# check their distribution (at fixed seeds) and how the generators advance.
+
+
+def scan_with_updates(step, **kwargs):
+    """``(outputs, updates)`` of a Scan whose ``step`` returns generator updates,
+    as PyMC's ``collect_default_updates`` gives them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pytensor.scan(step, return_updates=True, **kwargs)
+
+
+def random_walk(n_steps, n_chains, dtype="float64", seed=0):
+    """A function returning ``n_chains`` Gaussian random walks of ``n_steps``
+    steps (increments N(0.5, 2)), and its shared generator."""
+    rng = shared(np.random.default_rng(seed), name="rng")
+
+    def step(position, rng):
+        next_rng, increment = random_variable(
+            pt.random.normal, 0.5, 2.0, rng=rng, size=(n_chains,), dtype=dtype
+        )
+        return position + increment, {rng: next_rng}
+
+    walks, updates = scan_with_updates(
+        step,
+        outputs_info=[pt.zeros((n_chains,), dtype=dtype)],
+        non_sequences=[rng],
+        n_steps=n_steps,
+    )
+    return pytensor.function([], walks, updates=updates, mode="ONNX"), rng
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_random_walk_increments_are_iid_normal(dtype):
+    fn, _ = random_walk(n_steps=1000, n_chains=100, dtype=dtype)
+    walks = fn()
+    assert walks.dtype == dtype and walks.shape == (1000, 100)
+    increments = np.diff(walks, axis=0, prepend=0.0).astype("float64")
+    assert (
+        stats.kstest(increments.ravel(), stats.norm(0.5, 2.0).cdf).pvalue > MIN_P_VALUE
+    )
+    bound = 5 / np.sqrt(increments.size)
+    for lag in (1, 2):
+        lagged = np.corrcoef(increments[:-lag].ravel(), increments[lag:].ravel())
+        assert abs(lagged[0, 1]) < bound
+    # the chains are independent too
+    assert abs(np.corrcoef(increments[:, 0], increments[:, 1])[0, 1]) < 0.2
+
+
+def test_random_walk_advances_its_generator_and_reproduces_for_a_seed():
+    fn, rng = random_walk(n_steps=5, n_chains=3, seed=42)
+    first, second = fn(), fn()
+    assert not np.isin(second, first).any()
+    rng.set_value(np.random.default_rng(42))
+    np.testing.assert_array_equal(fn(), first)
+    np.testing.assert_array_equal(fn(), second)
+    other_fn, _ = random_walk(n_steps=5, n_chains=3, seed=42)
+    np.testing.assert_array_equal(other_fn(), first)
+    different_seed, _ = random_walk(n_steps=5, n_chains=3, seed=43)
+    assert not np.isin(different_seed(), first).any()
+
+
+def test_ar1_reaches_its_stationary_variance():
+    rho, n_chains = 0.6, 20_000
+    rng = shared(np.random.default_rng(1))
+
+    def step(x, rng):
+        next_rng, noise = random_variable(
+            pt.random.normal, 0.0, 1.0, rng=rng, size=(n_chains,)
+        )
+        return rho * x + noise, {rng: next_rng}
+
+    xs, updates = scan_with_updates(
+        step, outputs_info=[pt.zeros((n_chains,))], non_sequences=[rng], n_steps=60
+    )
+    last, before_last = pytensor.function(
+        [], [xs[-1], xs[-2]], updates=updates, mode="ONNX"
+    )()
+    variance = 1 / (1 - rho**2)
+    assert abs(last.var() - variance) < 5 * variance * np.sqrt(2 / n_chains)
+    assert abs(np.corrcoef(last, before_last)[0, 1] - rho) < 5 / np.sqrt(n_chains)
+    assert stats.kstest(last, stats.norm(0, np.sqrt(variance)).cdf).pvalue > MIN_P_VALUE
+
+
+def test_several_draws_and_generators_per_step():
+    rng_a = shared(np.random.default_rng(2))
+    rng_b = shared(np.random.default_rng(3))
+
+    def step(rng_a, rng_b):
+        rng_a_1, normal = random_variable(
+            pt.random.normal, 0.0, 1.0, rng=rng_a, size=(50,)
+        )
+        rng_a_2, uniform = random_variable(
+            pt.random.uniform, 0.0, 1.0, rng=rng_a_1, size=(50,)
+        )
+        rng_b_1, coin = random_variable(pt.random.bernoulli, 0.3, rng=rng_b, size=(50,))
+        return [normal, uniform, coin], {rng_a: rng_a_2, rng_b: rng_b_1}
+
+    (normal, uniform, coin), updates = scan_with_updates(
+        step, non_sequences=[rng_a, rng_b], n_steps=400
+    )
+    fn = pytensor.function([], [normal, uniform, coin], updates=updates, mode="ONNX")
+    normal, uniform, coin = (value.ravel() for value in fn())
+    assert stats.kstest(normal, "norm").pvalue > MIN_P_VALUE
+    assert stats.kstest(uniform, "uniform").pvalue > MIN_P_VALUE
+    assert abs(coin.mean() - 0.3) < 5 * np.sqrt(0.3 * 0.7 / coin.size)
+    bound = 5 / np.sqrt(normal.size)
+    assert abs(np.corrcoef(normal, uniform)[0, 1]) < bound
+    assert abs(np.corrcoef(normal, coin)[0, 1]) < bound
+
+
+def test_draws_whose_size_depends_on_the_step():
+    rng = shared(np.random.default_rng(4))
+
+    def step(k, rng):
+        next_rng, draws = random_variable(
+            pt.random.normal, 0.0, 1.0, rng=rng, size=(k,)
+        )
+        # the sum of k standard normal draws, standardized
+        return draws.sum() / pt.sqrt(k), {rng: next_rng}
+
+    sizes = pt.arange(1, 3001)
+    sums, updates = scan_with_updates(step, sequences=[sizes], non_sequences=[rng])
+    values = pytensor.function([], sums, updates=updates, mode="ONNX")()
+    assert values.shape == (3000,)
+    assert stats.kstest(values, "norm").pvalue > MIN_P_VALUE
+
+
+def normal_draws_step(size):
+    """A Scan step drawing standard normal draws of ``size`` and updating its
+    generator."""
+
+    def step(rng):
+        next_rng, draws = random_variable(
+            pt.random.normal, 0.0, 1.0, rng=rng, size=size
+        )
+        return draws, {rng: next_rng}
+
+    return step
+
+
+def test_random_draws_in_nested_scans():
+    rng = shared(np.random.default_rng(5))
+
+    def outer_step(rng):
+        return scan_with_updates(
+            normal_draws_step((10,)), non_sequences=[rng], n_steps=20
+        )
+
+    draws, updates = scan_with_updates(outer_step, non_sequences=[rng], n_steps=30)
+    fn = pytensor.function([], draws, updates=updates, mode="ONNX")
+    first = fn()
+    assert first.shape == (30, 20, 10)
+    assert np.unique(first).size == first.size
+    assert stats.kstest(first.ravel(), "norm").pvalue > MIN_P_VALUE
+    assert not np.isin(fn(), first).any()
+
+
+def test_random_draws_in_a_while_loop_stop_where_the_draws_say():
+    rng = shared(np.random.default_rng(6))
+
+    def step(rng):
+        next_rng, u = random_variable(pt.random.uniform, 0.0, 1.0, rng=rng)
+        return u, {rng: next_rng}, until(u < 0.1)
+
+    draws, updates = scan_with_updates(step, non_sequences=[rng], n_steps=1000)
+    fn = pytensor.function([], draws, updates=updates, mode="ONNX")
+    lengths = []
+    for _ in range(200):
+        values = fn()
+        assert (values[:-1] >= 0.1).all() and values[-1] < 0.1
+        lengths.append(values.size)
+    # the number of draws is geometric with p = 0.1
+    assert abs(np.mean(lengths) - 10) < 5 * np.sqrt(0.9 / 0.01 / len(lengths))
+
+
+def test_explicit_generator_carried_as_state():
+    rng = random_generator_type("rng")
+
+    def step(rng):
+        return random_variable(pt.random.normal, 0.0, 1.0, rng=rng, size=(2,))
+
+    final_rng, draws = scan(step, outputs_info=[rng, None], n_steps=4)
+    fn = pytensor.function([rng], [final_rng, draws], mode="ONNX")
+    generator = np.random.default_rng(7)
+    state = generator.bit_generator.state
+    advanced, first = fn(generator)
+    assert generator.bit_generator.state == state
+    assert isinstance(advanced, np.random.Generator)
+    assert np.unique(first).size == first.size
+    np.testing.assert_array_equal(fn(generator)[1], first)
+    assert not np.isin(fn(advanced)[1], first).any()
+
+
+MAX_UNROLLED = 6
+
+
+@cache
+def scanned_and_unrolled_draws():
+    """Functions of a generator: the draws of a Scan of ``n`` steps, and those of
+    `MAX_UNROLLED` ``RandomVariable`` nodes chained one after the other."""
+    rng = random_generator_type("rng")
+    n = pt.lscalar("n")
+
+    def step(rng):
+        return random_variable(pt.random.normal, 0.0, 1.0, rng=rng, size=(2,))
+
+    _, scanned = scan(step, outputs_info=[rng, None], n_steps=n)
+    unrolled, next_rng = [], rng
+    for _ in range(MAX_UNROLLED):
+        next_rng, draws = step(next_rng)
+        unrolled.append(draws)
+    return (
+        pytensor.function([rng, n], scanned, mode="ONNX"),
+        pytensor.function([rng], pt.stack(unrolled), mode="ONNX"),
+    )
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_steps=st.integers(0, MAX_UNROLLED))
+def test_each_step_draws_like_the_next_node_of_a_chain(seed, n_steps):
+    # the generator a step leaves is the one the next step draws from, exactly
+    # as for RandomVariable nodes chained outside a loop
+    scanned, unrolled = scanned_and_unrolled_draws()
+    generator = np.random.default_rng(seed)
+    np.testing.assert_array_equal(
+        scanned(generator, n_steps), unrolled(generator)[:n_steps]
+    )
+
+
+def test_generator_without_update_draws_the_same_at_every_step_like_pytensor():
+    rng = shared(np.random.default_rng(8))
+
+    def step(rng):
+        return random_variable(pt.random.normal, 0.0, 1.0, rng=rng, size=(3,))[1]
+
+    draws = scan(step, non_sequences=[rng], n_steps=4)
+    for mode in ("ONNX", py_mode):
+        values = pytensor.function([], draws, mode=mode)()
+        assert (values == values[0]).all()
+
+
+def test_steps_differ_and_calls_repeat_without_the_update_like_pytensor():
+    rng = shared(np.random.default_rng(9))
+    draws, _ = scan_with_updates(
+        normal_draws_step((2,)), non_sequences=[rng], n_steps=4
+    )
+    for mode in ("ONNX", py_mode):
+        fn = pytensor.function([], draws, mode=mode)
+        first = fn()
+        assert np.unique(first).size == first.size
+        np.testing.assert_array_equal(fn(), first)

@@ -357,10 +357,31 @@ def test_qr_of_static_and_rank_deficient_matrices():
         linalg_close(r[:rank], expected_r[:rank])
 
 
-def test_qr_with_pivoting_is_not_supported():
-    a = pt.dmatrix("a")
-    with pytest.raises(NotImplementedError, match="pivoting"):
-        pytensor.function([a], pt.linalg.qr(a, pivoting=True), mode="ONNX")
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("mode", ["full", "economic", "r", "raw"])
+def test_qr_with_pivoting_has_lapack_pivots_and_signs(mode, dtype):
+    # Gaussian columns have distinct norms: the pivots are determined
+    a = pt.tensor("a", dtype=dtype, shape=(None, None))
+    outputs = list(pt.linalg.qr(a, mode=mode, pivoting=True))
+    cases = [[rng.normal(size=shape).astype(dtype)] for shape in QR_SHAPES]
+    compare_for_each([a], outputs, cases)
+
+
+def test_qr_with_pivoting_of_batched_and_rank_deficient_matrices():
+    a = pt.tensor3("a")
+    qr = pytensor.function([a], list(pt.linalg.qr(a, pivoting=True)), mode="ONNX")
+    rank_two = np.outer([1.0, 2.0, 0.0, 1.0], [1.0, -1.0, 2.0, 0.5])
+    rank_two += np.outer([0.0, 1.0, 1.0, -1.0], [2.0, 0.0, 1.0, 1.0])
+    batch = np.stack([rank_two, rng.normal(size=(4, 4)), np.zeros((4, 4))])
+    q, r, pivots = qr(batch)
+    assert pivots.dtype == "int32"
+    for value, q_, r_, order in zip(batch, q, r, pivots, strict=True):
+        assert sorted(order) == list(range(4))
+        np.testing.assert_allclose(q_.T @ q_, np.eye(4), rtol=0, atol=1e-14)
+        assert np.all(np.tril(r_, -1) == 0)
+        np.testing.assert_allclose(q_ @ r_, value[:, order], rtol=0, atol=1e-13)
+        diagonal = np.abs(np.diag(r_))
+        assert np.all(diagonal[:-1] >= diagonal[1:] - 1e-13)
 
 
 # Eigenvalues of symmetric matrices

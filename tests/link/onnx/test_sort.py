@@ -104,11 +104,23 @@ def test_in_a_larger_graph_with_default_rewrites():
     compare_onnx_and_py([x], [order * 2 + 1, median_like + x.sum()], [values])
 
 
-def test_symbolic_axis_is_not_supported():
-    x = pt.matrix("x")
+@pytest.mark.parametrize(
+    "sort, numpy_sort", [(pt.sort, np.sort), (pt.argsort, np.argsort)]
+)
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_axis_given_at_run_time(sort, numpy_sort, dtype):
+    x = pt.tensor3("x", dtype=dtype)
     axis = pt.lscalar("axis")
-    with pytest.raises(NotImplementedError, match="sort axis must be a constant"):
-        pytensor.function([x, axis], pt.sort(x, axis=axis), mode="ONNX")
+    values = values_with_ties(SHAPE, dtype)
+    sorted_x = sort(x, axis=axis, kind="stable")
+    onnx_fn, _ = compare_onnx_and_py([x, axis], sorted_x, [values, -1])
+    for axis_value in (0, 1, 2, -3):
+        np.testing.assert_array_equal(
+            onnx_fn(values, axis_value),
+            numpy_sort(values, axis=axis_value, kind="stable"),
+        )
+    with pytest.raises(np.exceptions.AxisError):
+        onnx_fn(values, 3)
 
 
 @cache

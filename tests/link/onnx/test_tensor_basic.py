@@ -6,6 +6,7 @@ from pytensor.tensor.basic import (
     Alloc,
     AllocEmpty,
     MakeVector,
+    permute_row_elements,
     scalar_from_tensor,
     tensor_from_scalar,
 )
@@ -135,11 +136,80 @@ def test_join_upcasts_mixed_dtypes():
     )
 
 
-def test_join_along_a_symbolic_axis_is_refused():
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_join_along_an_axis_given_at_run_time(axis):
+    x = pt.tensor3("x")
+    y = pt.tensor3("y", dtype="int16")
+    axis_var = pt.scalar("axis", dtype="int32")
+    compare_onnx_and_py(
+        [x, y, axis_var],
+        pt.join(axis_var, x, y),
+        [rng.normal(size=(2, 3, 4)), np.ones((2, 3, 4), "int16"), np.int32(axis)],
+    )
+
+
+def test_join_along_an_axis_out_of_range_raises_numpys_error():
     x = pt.matrix("x")
     axis = pt.scalar("axis", dtype="int64")
-    with pytest.raises(NotImplementedError, match="axis computed at runtime"):
-        pytensor.function([x, axis], pt.join(axis, x, x), mode="ONNX")
+    joined = pytensor.function([x, axis], pt.join(axis, x, x), mode="ONNX")
+    with pytest.raises(np.exceptions.AxisError):
+        joined(np.ones((2, 2)), 2)
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+@pytest.mark.parametrize(
+    "a_shape, choices_shape",
+    [((5,), (3, 5)), ((2, 4), (3, 2, 4)), ((2, 1), (3, 4)), ((4,), (3, 2, 1))],
+)
+def test_choose(mode, a_shape, choices_shape):
+    a = pt.tensor("a", dtype="int32", shape=(None,) * len(a_shape))
+    choices = pt.tensor("choices", shape=(None,) * len(choices_shape))
+    low, high = (0, 3) if mode == "raise" else (-4, 7)
+    compare_onnx_and_py(
+        [a, choices],
+        pt.choose(a, choices, mode=mode),
+        [
+            rng.integers(low, high, a_shape).astype("int32"),
+            rng.normal(size=choices_shape),
+        ],
+    )
+
+
+def test_choose_out_of_range_raises_numpys_error():
+    a = pt.lvector("a")
+    choices = pt.matrix("choices")
+    chosen = pytensor.function([a, choices], pt.choose(a, choices), mode="ONNX")
+    with pytest.raises(ValueError, match="invalid entry in choice array"):
+        chosen(np.array([0, 3]), np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize(
+    "x_shape, y_shape",
+    [((5,), (5,)), ((3, 5), (3, 5)), ((3, 5), (5,)), ((1, 5), (4, 5))],
+)
+def test_permute_row_elements(inverse, x_shape, y_shape):
+    x = pt.tensor("x", shape=tuple(1 if d == 1 else None for d in x_shape))
+    y = pt.tensor(
+        "y", dtype="int64", shape=tuple(1 if d == 1 else None for d in y_shape)
+    )
+    permutations = np.stack(
+        [rng.permutation(y_shape[-1]) for _ in range(int(np.prod(y_shape[:-1])))]
+    ).reshape(y_shape)
+    permutations[..., 0] -= y_shape[-1]  # negative indices count from the end
+    compare_onnx_and_py(
+        [x, y],
+        permute_row_elements(x, y, inverse=inverse),
+        [rng.normal(size=x_shape), permutations],
+    )
+
+
+def test_permute_row_elements_refuses_runtime_broadcasting():
+    x = pt.matrix("x")
+    y = pt.lmatrix("y")
+    permuted = pytensor.function([x, y], permute_row_elements(x, y), mode="ONNX")
+    with pytest.raises(ValueError, match="Dimension mismatch"):
+        permuted(np.ones((3, 2)), np.zeros((1, 2), "int64"))
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@
 Python linker and compares the results: dtypes, shapes and values.
 """
 
+import warnings
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -35,6 +37,21 @@ ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
 
 
 DEFAULT_RTOL = {"float16": 1e-3, "float32": 1e-5, "float64": 1e-12}
+
+
+# Goodness-of-fit tests of draws: two-sided p-values below this fail; a
+# correct sampler with a fixed seed passes deterministically, a wrong one
+# gives p-values of ~1e-100.
+MIN_P_VALUE = 1e-4
+
+
+def random_variable(rv, *params, rng, size=None, dtype=None):
+    """``(next_rng, draws)`` of ``rv``, built the same way in PyTensor 2 and 3."""
+    kwargs = {} if dtype is None else {"dtype": dtype}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        draws = rv(*params, size=size, rng=rng, **kwargs)
+    return draws.owner.outputs
 
 
 def assert_same_values(onnx_value, py_value, *, rtol=None, atol=0.0):

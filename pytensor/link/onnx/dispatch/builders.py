@@ -3,13 +3,25 @@
 An ``OpFromGraph`` is inlined: the nodes of its inner graph are converted
 into the graph being built. `convert_inner_graph` does the same for the
 bodies of ``Scan`` loops and the branches of ``If``.
+
+Random generators in inner graphs are keys like everywhere else (see
+`pytensor.link.onnx.dispatch.random`): an ``OpFromGraph`` that takes and
+returns a generator, as PyMC's ``SymbolicRandomVariable`` does, passes the
+key to the ``RandomVariable`` nodes inside and returns their next key. An
+inner graph can only receive a generator from the Op that holds it, which
+the outer graph accepted as taking generators.
 """
 
 from pytensor.compile.builders import OpFromGraph
 from pytensor.graph.traversal import io_toposort
 
 from pytensor.link.onnx.dispatch.basic import convert_nodes, onnx_funcify, onnx_typify
-from pytensor.link.onnx.dispatch.variables import unsupported_type_reason
+from pytensor.link.onnx.dispatch.variables import (
+    INDEX_VALUE_TYPES,
+    random_generator_failure,
+    unsupported_type_reason,
+    value_type,
+)
 
 
 def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
@@ -37,19 +49,22 @@ def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
     """
 
     def constant(var):
-        if reason := unsupported_type_reason(var):
+        if isinstance(var.type, INDEX_VALUE_TYPES):
+            return var.data
+        if reason := unsupported_type_reason(var, random_generators=True):
             raise NotImplementedError(
                 f"its inner graph has the constant {var}, but {reason}"
             )
-        return builder.constant(
-            onnx_typify(var.data, dtype=var.type.dtype), hint="const"
-        )
+        dtype, _ = value_type(var)
+        return builder.constant(onnx_typify(var.data, dtype=dtype), hint="const")
 
     def convert(node, inputs):
         try:
             for out in node.outputs:
-                if reason := unsupported_type_reason(out):
+                if reason := unsupported_type_reason(out, random_generators=True):
                     raise NotImplementedError(reason)
+            if failure := random_generator_failure(node):
+                raise NotImplementedError(failure.reason)
             return onnx_funcify(node.op, node=node, builder=builder, inputs=inputs)
         except NotImplementedError as err:
             raise NotImplementedError(

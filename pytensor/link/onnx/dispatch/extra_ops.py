@@ -254,10 +254,17 @@ def require_in_range(index: Value, end: Value, message: str):
         index.builder.require((index >= 0) & (index < end), ValueError, message)
 
 
-def bounded_index(index: Value, length: Value, mode: str) -> Value:
-    """``index`` wrapped or clipped into ``[0, length)`` as ``numpy.ravel_multi_index``'s ``mode``."""
+def bounded_index(
+    index: Value,
+    length: Value,
+    mode: str,
+    message: str = "invalid entry in coordinates array",
+) -> Value:
+    """``index`` wrapped or clipped into ``[0, length)`` as NumPy's ``mode``
+    argument does (``ravel_multi_index``, ``choose``), or checked to be in it
+    (``mode="raise"``, raising ``ValueError(message)``)."""
     if mode == "raise":
-        require_in_range(index, length, "invalid entry in coordinates array")
+        require_in_range(index, length, message)
         return index
     if mode == "wrap":
         return index % maximum(length, length.constant(1))

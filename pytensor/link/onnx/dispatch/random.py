@@ -21,8 +21,11 @@ Limits: normal draws stay within 8.6 standard deviations (``u >= 2**-53``),
 exponential-type tails within 37 scales; ``integers`` is uniform up to a
 relative bias below ``width / 2**64`` (no rejection step); a non-positive
 definite covariance gives NaN draws where NumPy raises. `UNSUPPORTED` lists
-the distributions without a sampler and why; generators inside inner graphs
-(``Scan``) raise ``NotImplementedError``.
+the distributions without a sampler and why.
+
+In inner graphs keys are values like any other: a ``Scan`` carries them
+through its ``Loop`` (see `pytensor.link.onnx.dispatch.scan`) and an
+``OpFromGraph`` passes them to its inner graph.
 """
 
 from collections.abc import Callable

@@ -6,7 +6,10 @@ and the non-sequences from the enclosing graph by name. The ``Loop`` carries:
 
 - the whole buffer of each mit-mot output (read and written at the taps);
 - the last ``-min(taps)`` values of each mit-sot output (a window);
-- the last value of each sit-sot and untraced sit-sot output.
+- the last value of each sit-sot and untraced sit-sot output: among these,
+  the random generators of the steps, as keys (see
+  `pytensor.link.onnx.dispatch.random`), so that each step draws from the
+  key the previous one left.
 
 The values of mit-sot, sit-sot and nit-sot outputs at every step are the
 ``Loop``'s scan outputs (stacked along a new first axis). After the ``Loop``,
@@ -23,6 +26,7 @@ from pytensor.tensor.subtensor import Subtensor, indices_from_subtensor
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
+from pytensor.link.onnx.dispatch.variables import value_type
 from pytensor.link.onnx.rewrites import onnx_rewrites
 from pytensor.link.onnx.value import Value, concat, maximum, where
 
@@ -76,7 +80,7 @@ def outer_buffer(trace: Value, size: Value, missing_steps=None) -> Value:
     """
     length = trace.dim(0)
     n_zeros = maximum(size - length, size.constant(0))
-    zeros = trace.constant(0).expand(
+    zeros = trace.constant(0, trace.dtype).expand(
         concat([n_zeros.unsqueeze([0]), trace.shape(1)], 0)
     )
     padded = concat([trace, zeros], axis=0)
@@ -257,7 +261,7 @@ def steps_run_so_far(loop):
 
 def values_of(builder, names, variables):
     return [
-        builder.value(name, var.type.dtype)
+        builder.value(name, value_type(var)[0])
         for name, var in zip(names, variables, strict=True)
     ]
 
@@ -292,7 +296,7 @@ def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
         loop, traced_buffers, traced_vars, tap_slices
     )
     untraced = [
-        loop.carry(value, "untraced_sit_sot", var.type.shape)
+        loop.carry(value, "untraced_sit_sot", value_type(var)[1])
         for value, var in zip(
             op.outer_untraced_sit_sot(outer),
             op.outer_untraced_sit_sot(node.inputs),

@@ -255,11 +255,10 @@ def pivot_to_permutations_stacked(op, node, pivots):
 
 @register_stacked(QR)
 def qr_stacked(op, node, a):
+    outputs = qr(a.cast(output_dtype(node)), op.mode, op.pivoting)
     if op.pivoting:
-        raise NotImplementedError(
-            "QR with column pivoting (pivoting=True) is not supported"
-        )
-    return qr(a.cast(output_dtype(node)), op.mode)
+        outputs[-1] = outputs[-1].cast(node.outputs[-1].type.dtype)
+    return outputs
 
 
 @register_stacked(Eigvalsh)

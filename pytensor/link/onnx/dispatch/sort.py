@@ -11,7 +11,7 @@ from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.shape import dim_size
 from pytensor.link.onnx.kernels import ordered, widened_kernel_dtype
-from pytensor.link.onnx.value import where
+from pytensor.link.onnx.value import along_axis, where
 
 
 def sort_key(builder, x, dtype):
@@ -68,14 +68,15 @@ def stable_argsort(builder, x, dtype, axis):
     return builder.add("GatherElements", [order, nan_last], axis=axis, hint="argsort")
 
 
-def sort_axis(node) -> int:
-    """The constant axis of a ``SortOp`` or ``ArgSortOp`` node, made non-negative."""
-    axis = node.inputs[1]
-    if not isinstance(axis, Constant):
-        raise NotImplementedError(
-            "the sort axis must be a constant, as ONNX's TopK takes it as an attribute"
-        )
-    return normalize_axis_index(int(axis.data), node.inputs[0].type.ndim)
+def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
+    """``sort_along(axis)`` (a value name) for the axis input of a ``SortOp``
+    or ``ArgSortOp`` node: a constant, or one chosen at run time."""
+    x_var, axis_var = node.inputs
+    ndim = x_var.type.ndim
+    if isinstance(axis_var, Constant):
+        return sort_along(normalize_axis_index(int(axis_var.data), ndim))
+    axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
+    return along_axis(axis, ndim, lambda k: builder.value(sort_along(k), dtype)).name
 
 
 @onnx_funcify.register(ArgSortOp)
@@ -84,7 +85,11 @@ def onnx_funcify_ArgSortOp(op, node, builder, inputs, **kwargs):
     # order of ties unspecified, so the stable order is also correct for it.
     x, _ = inputs
     dtype = node.inputs[0].type.dtype
-    return [stable_argsort(builder, x, dtype, sort_axis(node))]
+
+    def argsort_along(axis):
+        return stable_argsort(builder, x, dtype, axis)
+
+    return [along_sort_axis(builder, node, inputs, argsort_along, "int64")]
 
 
 def sorted_floats(builder, x, dtype, axis):
@@ -120,8 +125,11 @@ def sorted_floats(builder, x, dtype, axis):
 def onnx_funcify_SortOp(op, node, builder, inputs, **kwargs):
     x, _ = inputs
     dtype = node.inputs[0].type.dtype
-    axis = sort_axis(node)
-    if np.dtype(dtype).kind == "f":
-        return [sorted_floats(builder, x, dtype, axis)]
-    order = stable_argsort(builder, x, dtype, axis)
-    return [builder.add("GatherElements", [x, order], axis=axis, hint="sorted")]
+
+    def sort_along(axis):
+        if np.dtype(dtype).kind == "f":
+            return sorted_floats(builder, x, dtype, axis)
+        order = stable_argsort(builder, x, dtype, axis)
+        return builder.add("GatherElements", [x, order], axis=axis, hint="sorted")
+
+    return [along_sort_axis(builder, node, inputs, sort_along, dtype)]

@@ -4,20 +4,36 @@ from pytensor.tensor.basic import (
     Alloc,
     AllocEmpty,
     ARange,
+    Choose,
     ExtractDiag,
     Eye,
     Join,
     MakeVector,
     Nonzero,
+    PermuteRowElements,
     ScalarFromTensor,
     Split,
     TensorFromScalar,
 )
 from pytensor.tensor.shape import Shape_i
+from pytensor.tensor.type import TensorType
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import length_source, lengths, require_all
-from pytensor.link.onnx.value import arange, concat, maximum, minimum
+from pytensor.link.onnx.dispatch.extra_ops import bounded_index
+from pytensor.link.onnx.dispatch.shape import (
+    length_source,
+    lengths,
+    require_all,
+    require_same_lengths,
+)
+from pytensor.link.onnx.value import (
+    along_axis,
+    arange,
+    concat,
+    maximum,
+    minimum,
+    where,
+)
 
 
 def stack_scalars(builder, names, variables, dtype, hint):
@@ -118,12 +134,21 @@ def constant_axis(var, ndim, op_name) -> int:
 def onnx_funcify_Join(op, node, builder, inputs, **kwargs):
     axis_var, *tensor_vars = node.inputs
     dtype = node.outputs[0].type.dtype
-    axis = constant_axis(axis_var, node.outputs[0].type.ndim, "Join")
+    ndim = node.outputs[0].type.ndim
     parts = [
         builder.cast(name, var.type.dtype, dtype)
         for name, var in zip(inputs[1:], tensor_vars, strict=True)
     ]
-    return [builder.add("Concat", parts, axis=axis, hint="joined")]
+
+    def join_along(axis):
+        return builder.value(
+            builder.add("Concat", parts, axis=axis, hint="joined"), dtype
+        )
+
+    if isinstance(axis_var, Constant):
+        return [join_along(int(axis_var.data) % ndim).name]
+    axis = builder.value(inputs[0], axis_var.type.dtype).cast("int64")
+    return [along_axis(axis, ndim, join_along).name]
 
 
 @onnx_funcify.register(Split)
@@ -200,3 +225,56 @@ def onnx_funcify_Nonzero(op, node, builder, inputs, **kwargs):
         )
         for axis in range(node.inputs[0].type.ndim)
     ]
+
+
+@onnx_funcify.register(Choose)
+def onnx_funcify_Choose(op, node, builder, inputs, **kwargs):
+    a_var, choices_var = node.inputs
+    if not isinstance(choices_var.type, TensorType):
+        raise NotImplementedError(
+            "choose from a list of arrays of different shapes is not supported: "
+            "stack the choices into one array"
+        )
+    a = builder.value(inputs[0], a_var.type.dtype).cast("int64")
+    choices = builder.value(inputs[1], choices_var.type.dtype)
+    n_choices = choices.shape(0, 1)
+    a = bounded_index(a, n_choices, op.mode, "invalid entry in choice array")
+    ndim = node.outputs[0].type.ndim
+    a = a.expand(choices.shape(1)).unsqueeze([0])
+    extra_axes = ndim - (choices_var.type.ndim - 1)
+    if extra_axes:
+        choices = choices.unsqueeze(list(range(1, extra_axes + 1)))
+    choices = choices.expand(concat([n_choices, a.shape(1)], axis=0))
+    return [choices.take_along(a, axis=0).squeeze([0]).name]
+
+
+@onnx_funcify.register(PermuteRowElements)
+def onnx_funcify_PermuteRowElements(
+    op, node, builder, inputs, value_names=None, **kwargs
+):
+    ndim = node.outputs[0].type.ndim
+    require_same_lengths(
+        builder,
+        node.inputs,
+        inputs,
+        ndim,
+        "Dimension mismatch: permute_row_elements needs equal lengths or "
+        "broadcastable ones along every axis",
+        value_names,
+    )
+    x_var, y_var = node.inputs
+    x = builder.value(inputs[0], x_var.type.dtype)
+    y = builder.value(inputs[1], y_var.type.dtype).cast("int64")
+    length = x.shape(ndim - 1, ndim)
+    if builder.keep_checks:
+        builder.require(
+            (y >= -length) & (y < length), IndexError, "index out of bounds"
+        )
+    y = where(y < 0, y + length, y)
+    x_leading, y_leading = x.shape(0, ndim - 1), y.shape(0, ndim - 1)
+    out_shape = where(x_leading.eq(1), y_leading, x_leading)
+    y = y.expand(concat([out_shape, y.shape(ndim - 1)], axis=0))
+    x = x.expand(concat([out_shape, length], axis=0))
+    if op.inverse:
+        return [x.apply("ScatterElements", x, y, x, axis=ndim - 1).name]
+    return [x.take_along(y, axis=ndim - 1).name]

@@ -9,10 +9,12 @@ support report.
 from dataclasses import dataclass
 
 import numpy as np
+from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.ops import DeepCopyOp, ViewOp
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.utils import get_variable_trace_string
 from pytensor.scalar.basic import ScalarType
+from pytensor.scan.op import Scan
 from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.random.type import RandomType
 from pytensor.tensor.type import DenseTensorType
@@ -51,13 +53,15 @@ def is_sequence(var: Variable) -> bool:
     return isinstance(var.type, TypedListType)
 
 
-RANDOM_GENERATOR_OPS = (RandomVariable, DeepCopyOp, ViewOp)
+# The Ops that take and return random generators (as keys): a Scan carries
+# them through its Loop, an OpFromGraph passes them to its inner graph
+RANDOM_GENERATOR_OPS = (RandomVariable, DeepCopyOp, ViewOp, Scan, OpFromGraph)
 
 
 RANDOM_GENERATOR_REASON = (
-    "it is a random generator. Only the functions compiled with mode='ONNX' take "
-    "and return random generators, and only RandomVariable Ops use them; exported "
-    "models and inner graphs (Scan, OpFromGraph) cannot."
+    "it is a random generator. Random generators are model inputs and outputs "
+    "(as keys, with mode='ONNX' and export_onnx) and inputs of RandomVariable, "
+    "Scan and OpFromGraph Ops."
 )
 
 

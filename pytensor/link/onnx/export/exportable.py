@@ -14,14 +14,21 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.features import PreserveVariableAttributes
 from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.replace import clone_replace
 from pytensor.graph.traversal import graph_inputs, io_toposort
 from pytensor.graph.utils import get_variable_trace_string
 from pytensor.scalar.basic import Composite, ScalarType
 from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.random import op as random_op
+from pytensor.tensor.random.op import RandomVariable
+from pytensor.tensor.random.type import RandomType
 from pytensor.tensor.type import TensorType
+
+from pytensor.link.onnx.generator_keys import random_key
 
 
 SymbolicOp = getattr(builders, "SymbolicOp", None)  # PyTensor >= 3
+RandomVariableWithCoreShape = getattr(random_op, "RandomVariableWithCoreShape", None)
 
 
 class RebuildError(NotImplementedError):
@@ -44,13 +51,19 @@ class ExportableGraph:
     ----------
     fgraph
         Inputs are the explicit inputs followed by the weights (shared
-        variables) that the outputs use; outputs are the function's outputs.
+        variables) that the outputs use; outputs are the function's outputs
+        followed by the new values of the random generators it updates.
     n_inputs
         How many of ``fgraph.inputs`` are explicit inputs.
     weights
-        The current value of each weight, in the order of ``fgraph.inputs``.
+        The current value of each weight, in the order of ``fgraph.inputs``
+        (a random generator's is its `random_key`).
     input_names, output_names
-        The user's names (``None`` for unnamed variables).
+        The user's names (``None`` for unnamed variables) of the explicit
+        inputs and of the function's outputs.
+    updated_generators
+        For each output after the function's own, the position in
+        ``fgraph.inputs`` of the random generator it is the new value of.
     """
 
     fgraph: FunctionGraph
@@ -58,6 +71,7 @@ class ExportableGraph:
     weights: tuple[np.ndarray, ...]
     input_names: tuple[str | None, ...]
     output_names: tuple[str | None, ...]
+    updated_generators: tuple[int, ...] = ()
 
     @property
     def explicit_inputs(self) -> list[Variable]:
@@ -66,6 +80,22 @@ class ExportableGraph:
     @property
     def weight_inputs(self) -> list[Variable]:
         return self.fgraph.inputs[self.n_inputs :]
+
+    @property
+    def generator_inputs(self) -> list[int]:
+        """Positions in ``fgraph.inputs`` of the random generators."""
+        return [
+            i for i, var in enumerate(self.fgraph.inputs) if is_random_generator(var)
+        ]
+
+
+def is_random_generator(var: Variable) -> bool:
+    return isinstance(var.type, RandomType)
+
+
+def weight_value(var: SharedVariable, value) -> np.ndarray:
+    """What the model stores or takes for the shared variable ``var`` holding ``value``."""
+    return random_key(value) if is_random_generator(var) else np.asarray(value)
 
 
 def exportable_graph(source, dtype: str | None = None) -> ExportableGraph:
@@ -94,10 +124,18 @@ def exportable_graph(source, dtype: str | None = None) -> ExportableGraph:
 def compiled_graph(fn) -> ExportableGraph:
     maker = fn.maker
     fgraph = maker.fgraph
-    outputs = fgraph.outputs[: len(maker.outputs)]
+    n_outputs = len(maker.outputs)
+    generator_updates = [
+        (out, fgraph.inputs[fgraph.update_mapping[position]])
+        for position, out in enumerate(fgraph.outputs)
+        if position >= n_outputs
+        and is_random_generator(fgraph.inputs[fgraph.update_mapping[position]])
+    ]
+    outputs = fgraph.outputs[:n_outputs] + [out for out, _ in generator_updates]
     values = dict(zip(fgraph.inputs, fn.input_storage, strict=True))
     explicit = [v for v in fgraph.inputs if not isinstance(v, SharedVariable)]
     weights = [v for v in fgraph.inputs if isinstance(v, SharedVariable)]
+    outputs = without_core_shape_wrappers(explicit + weights, outputs)
     graph = FunctionGraph(explicit + weights, outputs, clone=False, features=[])
     used = [w for w in weights if graph.clients[w]]
     if len(used) != len(weights):
@@ -105,10 +143,37 @@ def compiled_graph(fn) -> ExportableGraph:
     return ExportableGraph(
         fgraph=graph,
         n_inputs=len(explicit),
-        weights=tuple(np.asarray(values[w].data) for w in used),
+        weights=tuple(weight_value(w, values[w].data) for w in used),
         input_names=tuple(v.name for v in explicit),
         output_names=tuple(out.variable.name for out in maker.outputs),
+        updated_generators=tuple(
+            graph.inputs.index(generator) for _, generator in generator_updates
+        ),
     )
+
+
+def without_core_shape_wrappers(inputs, outputs) -> list[Variable]:
+    """``outputs`` with each ``RandomVariableWithCoreShape`` replaced by its random variable.
+
+    The Numba mode wraps random variables so (as an ``OpFromGraph`` taking
+    the core shape first); the rest of the graph is left as it is.
+    """
+    if RandomVariableWithCoreShape is None:
+        return outputs
+    memo = {}
+    for node in io_toposort(inputs, outputs):
+        new_inputs = [memo.get(inp, inp) for inp in node.inputs]
+        if isinstance(node.op, RandomVariableWithCoreShape):
+            replacements = dict(zip(node.op.inner_inputs, new_inputs, strict=True))
+            new_outputs = clone_replace(node.op.inner_outputs, replace=replacements)
+        elif any(
+            new is not old for new, old in zip(new_inputs, node.inputs, strict=True)
+        ):
+            new_outputs = node.clone_with_new_inputs(new_inputs).outputs
+        else:
+            continue
+        memo.update(zip(node.outputs, new_outputs, strict=True))
+    return [memo.get(out, out) for out in outputs]
 
 
 def symbolic_graph(inputs, outputs) -> ExportableGraph:
@@ -127,6 +192,13 @@ def symbolic_graph(inputs, outputs) -> ExportableGraph:
         for v in graph_inputs(outputs)
         if isinstance(v, SharedVariable) and v not in inputs
     ]
+    n_outputs = len(outputs)
+    updated = [
+        v
+        for v in inputs + weights
+        if is_random_generator(v) and getattr(v, "default_update", None) is not None
+    ]
+    outputs += [v.default_update for v in updated]
     fgraph = FunctionGraph(
         inputs + weights, outputs, clone=True, features=[PreserveVariableAttributes()]
     )
@@ -134,9 +206,10 @@ def symbolic_graph(inputs, outputs) -> ExportableGraph:
         ExportableGraph(
             fgraph=fgraph,
             n_inputs=len(inputs),
-            weights=tuple(np.asarray(w.get_value(borrow=True)) for w in weights),
+            weights=tuple(weight_value(w, w.get_value(borrow=True)) for w in weights),
             input_names=tuple(v.name for v in inputs),
-            output_names=tuple(v.name for v in outputs),
+            output_names=tuple(v.name for v in outputs[:n_outputs]),
+            updated_generators=tuple((inputs + weights).index(v) for v in updated),
         )
     )
 
@@ -167,6 +240,7 @@ def float32_graph(graph: ExportableGraph) -> ExportableGraph:
             weights=tuple(as_float32(w) for w in graph.weights),
             input_names=graph.input_names,
             output_names=graph.output_names,
+            updated_generators=graph.updated_generators,
         )
     )
 
@@ -213,7 +287,10 @@ def rebuild(outputs, memo, convert_op, convert_constant, convert_output):
         ]
         op = convert_op(node.op)
         try:
-            new_outputs = op(*new_inputs, return_list=True)
+            if isinstance(op, RandomVariable):  # whose __call__ takes parameters
+                new_outputs = op.make_node(*new_inputs).outputs
+            else:
+                new_outputs = op(*new_inputs, return_list=True)
         except Exception as err:
             if not isinstance(node.op, OpFromGraph):
                 raise RebuildError(node, err) from err

@@ -1,10 +1,13 @@
 """Export PyTensor graphs as ONNX model files to deploy."""
 
+import itertools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.tensor.random.op import RandomVariable
 
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -20,6 +23,7 @@ from pytensor.link.onnx.export.exportable import (
     ExportableGraph,
     RebuildError,
     exportable_graph,
+    is_random_generator,
 )
 from pytensor.link.onnx.export.files import check_file, staged_files
 from pytensor.link.onnx.export.report import (
@@ -32,6 +36,7 @@ from pytensor.link.onnx.export.report import (
 )
 from pytensor.link.onnx.export.targets import MIN_OPSET, get_target
 from pytensor.link.onnx.export.verify import verify_export
+from pytensor.link.onnx.generator_keys import generator_origin
 from pytensor.link.onnx.passes import PassContext, run_graph_passes
 from pytensor.link.onnx.passes.graphs import (
     model_without,
@@ -41,6 +46,8 @@ from pytensor.link.onnx.passes.graphs import (
 
 
 PRODUCER = "pytensor-onnx"
+# Metadata key of the JSON object {key input: advanced key output or null}
+RANDOM_KEYS_METADATA = "random_keys"
 PROTOBUF_LIMIT = 2**31 - 1
 
 
@@ -285,6 +292,14 @@ def write_export(source, path, options: ExportOptions) -> onnx.ModelProto:
     if options.test_data and path is None:
         raise ValueError("test_data=True needs a path to write the test data next to")
     prepared = prepare_export(source, options)
+    if (options.verify or options.test_data) and draws_random_numbers(prepared.graph):
+        raise ValueError(
+            "verify and test_data compare the model with PyTensor's Python "
+            "implementation, whose random draws are NumPy's, not the model's: "
+            "they cannot check a graph that draws random numbers. Compare the "
+            "model with the function compiled with mode='ONNX' instead: fed the "
+            "same key (see pytensor.link.onnx.random_key), it draws the same numbers."
+        )
     external_data = options.external_data
     if external_data is None:
         external_data = prepared.too_large_for_protobuf
@@ -313,6 +328,10 @@ def write_export(source, path, options: ExportOptions) -> onnx.ModelProto:
         if path is not None:
             stage.commit()
     return model
+
+
+def draws_random_numbers(graph: ExportableGraph) -> bool:
+    return any(isinstance(node.op, RandomVariable) for node in graph.fgraph.apply_nodes)
 
 
 def runtimes_to_verify(verify) -> tuple[str, ...]:
@@ -348,13 +367,15 @@ def prepare_export(source, options: ExportOptions) -> PreparedExport:
         raise options.unsupported(problems)
     names = InputOutputNames.of(graph, options.input_names, options.output_names)
     kept = kept_weights(names.weights, options.weights_as_inputs)
+    kept |= {names.all_inputs[i] for i in graph.generator_inputs}
     try:
         converted = onnx_funcify(
             graph.fgraph,
             opset=options.opset,
-            input_names=names.inputs + names.weights,
+            input_names=names.all_inputs,
             output_names=names.outputs,
             keep_checks=False,
+            random_generators=True,
         )
     except ONNXConversionError as err:
         problems = conversion_problems(err)
@@ -368,13 +389,13 @@ def prepare_export(source, options: ExportOptions) -> PreparedExport:
     actual = [info.name for info in model.graph.input] + [
         info.name for info in model.graph.output
     ]
-    assert actual == names.inputs + names.weights + names.outputs, actual
+    assert actual == names.all_inputs + names.outputs, actual
     weights = bake_weights(model, names.weights, graph.weights, kept)
     static_dims_relaxed = set_input_dims(model, options.dims or {})
     context = PassContext(model=model, weights=weights)
     run_graph_passes(model.graph, context)
     weights = context.weights
-    set_metadata(model, options.doc_string, options.model_version)
+    set_metadata(model, options.doc_string, options.model_version, names.random_keys)
     skeleton = skeleton_of(model, weights)
     name_output_dims(model, skeleton, static_dims_relaxed)
     onnx.checker.check_model(skeleton, full_check=True)
@@ -442,31 +463,70 @@ def partial_kernel_problems(partial, runtime, opset):
 
 @dataclass(frozen=True)
 class InputOutputNames:
-    """The ONNX names of the explicit inputs, the weights and the outputs."""
+    """The ONNX names of the explicit inputs, the weights and the outputs.
+
+    ``random_keys`` maps the name of each random generator's key input to the
+    name of the output that returns its advanced key (``None`` if the
+    function neither updates nor returns that generator).
+    """
 
     inputs: list[str]
     weights: list[str]
     outputs: list[str]
+    random_keys: dict[str, str | None]
+
+    @property
+    def all_inputs(self) -> list[str]:
+        return self.inputs + self.weights
 
     @classmethod
     def of(cls, graph: ExportableGraph, input_renames, output_renames):
+        """Default names (unnamed random generators are ``key_<i>``), then renames."""
         unique = UniqueNames()
+        keys = (f"key_{i}" for i in itertools.count())
 
-        def defaults(names, prefix):
-            return [
-                unique.reserve(name or f"{prefix}_{i}") for i, name in enumerate(names)
-            ]
+        def defaults(names, prefix, variables=None):
+            def default(i):
+                if variables is not None and is_random_generator(variables[i]):
+                    return next(keys)
+                return f"{prefix}_{i}"
 
-        inputs = defaults(graph.input_names, "input")
-        weights = defaults([w.name for w in graph.weight_inputs], "weight")
+            return [unique.reserve(name or default(i)) for i, name in enumerate(names)]
+
+        weight_names = [w.name for w in graph.weight_inputs]
+        inputs = defaults(graph.input_names, "input", graph.explicit_inputs)
+        weights = defaults(weight_names, "weight", graph.weight_inputs)
         outputs = defaults(graph.output_names, "output")
         inputs = renamed(inputs, input_renames, "input")
         outputs = renamed(outputs, output_renames, "output")
-        all_names = inputs + weights + outputs
+        all_inputs = inputs + weights
+        outputs += [
+            unique.reserve(f"{all_inputs[i]}_next") for i in graph.updated_generators
+        ]
+        random_keys = advanced_keys(graph, all_inputs, outputs)
+        all_names = all_inputs + outputs
         duplicates = sorted({n for n in all_names if all_names.count(n) > 1})
         if duplicates:
             raise ValueError(f"Input and output names must be unique: {duplicates}")
-        return cls(inputs, weights, outputs)
+        return cls(inputs, weights, outputs, random_keys)
+
+
+def advanced_keys(graph: ExportableGraph, input_names, output_names):
+    """``{key input: the output of its advanced key, or None}``.
+
+    The new value of a generator the function updates, else the first output
+    that is the generator advanced by the function's draws.
+    """
+    fgraph = graph.fgraph
+    advanced = {}
+    for position, out in enumerate(fgraph.outputs):
+        origin = generator_origin(out, fgraph.inputs)
+        if origin is not None and origin[1] > 0:
+            advanced.setdefault(origin[0], output_names[position])
+    n_own = len(graph.output_names)
+    for offset, generator in enumerate(graph.updated_generators):
+        advanced[generator] = output_names[n_own + offset]
+    return {input_names[i]: advanced.get(i) for i in graph.generator_inputs}
 
 
 def renamed(names, renames, role):
@@ -606,14 +666,17 @@ def set_input_dims(model, dims: Mapping) -> bool:
     return relaxed
 
 
-def set_metadata(model, doc_string, model_version):
+def set_metadata(model, doc_string, model_version, random_keys):
     import pytensor
 
     model.producer_name = PRODUCER
     model.producer_version = package_version()
     model.doc_string = doc_string
     model.model_version = int(model_version)
-    helper.set_model_props(model, {"pytensor_version": pytensor.__version__})
+    props = {"pytensor_version": pytensor.__version__}
+    if random_keys:
+        props[RANDOM_KEYS_METADATA] = json.dumps(random_keys)
+    helper.set_model_props(model, props)
 
 
 def package_version() -> str:

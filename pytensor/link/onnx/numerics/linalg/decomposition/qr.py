@@ -13,8 +13,23 @@ from pytensor.link.onnx.numerics.linalg.stacks import (
 from pytensor.link.onnx.value import Value, minimum, where
 
 
-def householder(a: Value):
-    """Householder QR of the stack ``a`` as LAPACK's ``geqr2`` computes it.
+def swap_in_pivot(k: Value, h: Value, order: Value, rows_, columns_):
+    """``h`` and the column ``order`` with column ``k`` swapped for the column
+    ``j >= k`` whose rows ``k:`` have the largest norm (the first on ties), as
+    LAPACK's ``geqp3`` pivots."""
+    norms = where(rows_ >= k, h * h, 0).sum([1])
+    norms = where(columns_ >= k, norms, -1)
+    j = norms.apply("ArgMax", norms, axis=2, keepdims=1)
+    swap = where(columns_.eq(k), j, where(columns_.eq(j), k, columns_))
+    return (
+        h.take_along(swap.expand(h.shape()), axis=2),
+        order.take_along(swap.expand(order.shape()), axis=2),
+    )
+
+
+def householder(a: Value, pivoting: bool = False):
+    """Householder QR of the stack ``a`` as LAPACK's ``geqr2`` (``geqp3`` with
+    ``pivoting``) computes it.
 
     Returns
     -------
@@ -22,13 +37,19 @@ def householder(a: Value):
         ``R`` on and above the diagonal, the reflectors below it (``raw`` mode).
     taus
         ``(batch, 1, min(m, n))``: the reflectors' coefficients.
+    order
+        With ``pivoting``, ``(batch, 1, n)`` int64: the columns of ``a`` in the
+        order factored, so that ``a[..., order] = Q @ R``.
     """
     m, n = a.dim(1), a.dim(2)
     n_steps = minimum(m, n)
     rows, columns, steps = positions(m, 1), positions(n, 2), positions(n_steps, 2)
 
-    def step(k, h, taus):
+    def step(k, h, taus, *order):
         rows_, columns_ = rows.into(k.builder), columns.into(k.builder)
+        if pivoting:
+            h, pivoted = swap_in_pivot(k, h, order[0], rows_, columns_)
+            order = (pivoted,)
         at_k = k.unsqueeze([0])
         column = h.take(at_k, axis=2)
         alpha = column.take(at_k, axis=1)
@@ -44,9 +65,11 @@ def householder(a: Value):
         h = h - (tau * reflector) * projections
         column = where(rows_.eq(k), beta, where(rows_ > k, tail, column))
         h = where(columns_.eq(k), column, h)
-        return h, where(steps.into(k.builder).eq(k), tau, taus)
+        return h, where(steps.into(k.builder).eq(k), tau, taus), *order
 
-    return loop(n_steps, [a, full(a, 0, [1, n_steps.unsqueeze([0])])], step, hint="qr")
+    taus = full(a, 0, [1, n_steps.unsqueeze([0])])
+    order = [columns.expand(stack_shape(a, 1, n.unsqueeze([0])))] if pivoting else []
+    return loop(n_steps, [a, taus, *order], step, hint="qr")
 
 
 def householder_product(reflectors: Value, taus: Value, n_columns: Value) -> Value:
@@ -69,16 +92,18 @@ def householder_product(reflectors: Value, taus: Value, n_columns: Value) -> Val
     return q
 
 
-def qr(a: Value, mode: str):
-    """The outputs of ``scipy.linalg.qr(a, mode=mode)`` (without pivoting)."""
-    reflectors, taus = householder(a)
+def qr(a: Value, mode: str, pivoting: bool = False):
+    """The outputs of ``scipy.linalg.qr(a, mode=mode, pivoting=pivoting)``,
+    the pivots as ``(batch, n)`` int64."""
+    reflectors, taus, *order = householder(a, pivoting)
+    order = [pivots.squeeze([1]) for pivots in order]
     n_steps = minimum(a.dim(1), a.dim(2))
     r = upper_triangle(reflectors)
     if mode in ("economic", "raw"):
         r = r.slice(0, n_steps.unsqueeze([0]), axis=1)
     if mode == "r":
-        return [upper_triangle(reflectors)]
+        return [upper_triangle(reflectors), *order]
     if mode == "raw":
-        return [reflectors, taus.squeeze([1]), r]
+        return [reflectors, taus.squeeze([1]), r, *order]
     n_columns = n_steps if mode == "economic" else a.dim(1)
-    return [householder_product(reflectors, taus, n_columns), r]
+    return [householder_product(reflectors, taus, n_columns), r, *order]
