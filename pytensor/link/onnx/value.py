@@ -378,6 +378,22 @@ def where(condition: Value | bool, if_true, if_false) -> Value:
     return like.result(moved.cast(like.dtype).name, like.dtype)
 
 
+def branch(condition: Value, if_true, if_false) -> Value:
+    """`either` of one value each: ``if_true`` if the one-element bool
+    ``condition`` holds, else ``if_false``; only the branch taken runs.
+
+    One node where `where` runs both branches: for one value, the choice of
+    a method by its range. Python numbers become constants of the other
+    branch's dtype.
+    """
+    like = if_true if isinstance(if_true, Value) else if_false
+    values = [
+        v if isinstance(v, Value) else like.constant(v) for v in (if_true, if_false)
+    ]
+    [result] = either(condition, values[:1], values[1:])
+    return like.result(result.name, like.dtype)
+
+
 def maximum(a, b):
     """The elementwise maximum; of two Python numbers, a Python number.
 

@@ -13,7 +13,13 @@ from pytensor.tensor.elemwise import Elemwise
 
 import pytensor
 from pytensor.link.onnx.passes.graphs import count_nodes
-from tests.link.onnx.utils import assert_same_values, compare_onnx_and_py
+from tests.link.onnx.utils import (
+    STATIC_SIZES,
+    assert_same_values,
+    compare_elementwise_at_size,
+    compare_onnx_and_py,
+    elementwise_function,
+)
 
 
 py_mode = Mode(linker="py", optimizer=None)
@@ -82,6 +88,19 @@ REFERENCES = {
     "softplus": softplus_reference,
 }
 
+# The functions converted by another algorithm for few values (a static size
+# up to 64) and one value (see dispatch.special.SMALL_VARIANTS): the tests
+# over the values of a domain run for those sizes too.
+WITH_SMALL_VARIANTS = ["erf", "erfc"]
+NAMES_AND_SIZES = [
+    *((name, "symbolic") for name in CASES),
+    *((name, size) for name in WITH_SMALL_VARIANTS for size in STATIC_SIZES),
+]
+# The dense grids are evaluated one value a call at every ONE_VALUE_STRIDE-th
+# value: "few" runs the same formulas on every value, and "one" the methods
+# each in an If branch.
+ONE_VALUE_STRIDE = 16
+
 # Maximum relative error against NumPy/SciPy of normal results; subnormal ones
 # may differ by a few steps. SciPy's erfc evaluates exp(-x*x) with x*x rounded,
 # so it is off by up to x**2 * 2**-53 for large x (see
@@ -105,13 +124,12 @@ def assert_same_values_and_zero_signs(onnx_value, py_value, **kwargs):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
-@pytest.mark.parametrize("name", CASES)
-def test_edge_values(name, dtype):
+@pytest.mark.parametrize("name, size", NAMES_AND_SIZES)
+def test_edge_values(name, size, dtype):
     function, cases = CASES[name]
-    x = pt.vector("x", dtype=dtype)
     values = as_dtype(EDGES + cases, dtype)
-    compare_onnx_and_py(
-        [x], function(x), [values], assert_fn=assert_same_values_and_zero_signs
+    compare_elementwise_at_size(
+        function, values, size, assert_fn=assert_same_values_and_zero_signs
     )
 
 
@@ -188,11 +206,12 @@ def domain_grid(name):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("name", CASES)
-def test_accuracy_over_the_domain(name, dtype):
-    x = pt.vector("x", dtype=dtype)
-    fn = pytensor.function([x], CASES[name][0](x), mode="ONNX")
+@pytest.mark.parametrize("name, size", NAMES_AND_SIZES)
+def test_accuracy_over_the_domain(name, size, dtype):
+    fn = elementwise_function(CASES[name][0], dtype, size)
     grid = as_dtype(domain_grid(name), dtype)
+    if size == "one":
+        grid = grid[::ONE_VALUE_STRIDE]
     with np.errstate(all="ignore"):
         expected = REFERENCES[name](grid)
     rtol = FLOAT64_RTOL[name] if dtype == "float64" else FLOAT32_RTOL
@@ -296,9 +315,8 @@ def test_arctan2_edge_values(y_dtype, x_dtype):
 
 
 @cache
-def onnx_function(name):
-    x = pt.dvector("x")
-    return pytensor.function([x], CASES[name][0](x), mode="ONNX")
+def onnx_function(name, size):
+    return elementwise_function(CASES[name][0], "float64", size)
 
 
 any_float64s = arrays(
@@ -308,12 +326,12 @@ any_float64s = arrays(
 )
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name, size", NAMES_AND_SIZES)
 @given(values=any_float64s)
-def test_matches_reference_on_any_float64(name, values):
+def test_matches_reference_on_any_float64(name, size, values):
     with np.errstate(all="ignore"):
         expected = REFERENCES[name](values)
-    result = onnx_function(name)(values)
+    result = onnx_function(name, size)(values)
     np.testing.assert_allclose(
         result, expected, rtol=FLOAT64_RTOL[name], atol=SUBNORMAL_ATOL["float64"]
     )
@@ -394,9 +412,9 @@ NODE_BUDGETS = {
     "gamma": (pt.gamma, 245),
     "psi": (pt.psi, 230),
     "tri_gamma": (pt.tri_gamma, 100),
-    "erf": (pt.erf, 110),
-    "erfc": (pt.erfc, 110),
-    "erfcx": (pt.erfcx, 125),
+    "erf": (pt.erf, 105),
+    "erfc": (pt.erfc, 103),
+    "erfcx": (pt.erfcx, 122),
     "log1p": (pt.log1p, 12),
     "expm1": (pt.expm1, 14),
     "log1mexp": (pt.log1mexp, 28),
@@ -420,3 +438,50 @@ def test_node_budget_of_gammaln_and_its_gradient():
     total = pt.gammaln(x).sum()
     fn = pytensor.function([x], [total, pytensor.grad(total, x)], mode="ONNX")
     assert count_nodes(fn.maker.linker.onnx_model.graph) <= 370
+
+
+# The most nodes of the converted graphs of one value (an If's branches
+# counted both, though one runs) and of a vector of static length 64, in
+# float64 and float32: the small variants (see WITH_SMALL_VARIANTS).
+SMALL_NODE_BUDGETS = {
+    "gammaln": (pt.gammaln, {"one": 92, "few": 88}),
+    "psi": (pt.psi, {"one": 131, "few": 125}),
+    "tri_gamma": (pt.tri_gamma, {"one": 57, "few": 55}),
+    "erf": (pt.erf, {"one": 49, "few": 45}),
+    "erfc": (pt.erfc, {"one": 49, "few": 45}),
+    "erfcx": (pt.erfcx, {"one": 65, "few": 57}),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("size", ["one", "few"])
+@pytest.mark.parametrize("name", SMALL_NODE_BUDGETS)
+def test_node_budget_of_few_values(name, size, dtype):
+    function, budgets = SMALL_NODE_BUDGETS[name]
+    x = pt.tensor("x", dtype=dtype, shape=STATIC_SIZES[size])
+    fn = pytensor.function([x], function(x), mode="ONNX")
+    assert count_nodes(fn.maker.linker.onnx_model.graph) <= budgets[size]
+
+
+@pytest.mark.parametrize("size, budget", [("one", 220), ("few", 210)])
+def test_node_budget_of_gammaln_and_its_gradient_of_few_values(size, budget):
+    x = pt.tensor("x", dtype="float64", shape=STATIC_SIZES[size])
+    total = pt.gammaln(x).sum()
+    fn = pytensor.function([x], [total, pytensor.grad(total, x)], mode="ONNX")
+    assert count_nodes(fn.maker.linker.onnx_model.graph) <= budget
+
+
+def test_small_variants_inside_a_loop_body():
+    # Scan's steps see one value each: the If branches nest in the Loop body
+    x = pt.dvector("x")
+    steps, _ = pytensor.scan(
+        lambda v, total: total + pt.gammaln(v) + pt.erfc(v) + pt.psi(v),
+        sequences=[x],
+        outputs_info=[pt.constant(0.0, dtype="float64")],
+    )
+    values = np.array([0.5, 3.0, -2.5, 40.0, 1.0])
+    fn = pytensor.function([x], steps, mode="ONNX")
+    # SciPy, not PyTensor's C psi (accurate to 4e-7), which the scan's Python
+    # implementation would run
+    expected = np.cumsum(sc.gammaln(values) + sc.erfc(values) + sc.psi(values))
+    np.testing.assert_allclose(fn(values), expected, rtol=1e-14)

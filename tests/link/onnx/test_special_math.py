@@ -13,8 +13,11 @@ from pytensor.compile.mode import get_mode
 import pytensor
 from pytensor.link.onnx.dispatch.special import XlogX
 from tests.link.onnx.utils import (
+    STATIC_SIZES,
     assert_same_values,
+    compare_elementwise_at_size,
     compare_onnx_and_py,
+    elementwise_function,
     no_rewrites,
 )
 
@@ -27,7 +30,12 @@ EDGES += [1e-20, -1e-20, 0.5, -0.5, 1.0, -1.0, 2.0, 3.0, -3.0, 1e300, -1e300]
 CASES = {
     "gammaln": (
         pt.gammaln,
-        [-34.0, -34.5, -33.9, 12.9, 13.0, 171.7, 2.556348e305, 2.6e305, -2.4570247],
+        [
+            *(-34.0, -34.5, -33.9, 12.9, 13.0, 171.7, 2.556348e305, 2.6e305),
+            -2.4570247,
+            # where 1 / x overflows (SciPy: inf) but 1 / (x (x + 1) (x + 2)) not
+            *(-3.85059918e-309, -5.562684646268e-309, -5.5626846462681e-309),
+        ],
     ),
     "gamma": (
         pt.gamma,
@@ -48,6 +56,20 @@ CASES = {
     "i0": (pt.i0, [7.99, 8.0, 8.01, 709.0, 710.0, 713.9, 714.0, -710.0]),
     "i1": (pt.i1, [7.99, 8.0, 8.01, 709.0, 710.0, 713.9, 714.0, -710.0]),
 }
+
+
+# The functions converted by another algorithm for few values (a static size
+# up to 64) and one value (see dispatch.special.SMALL_VARIANTS): each test
+# over the values of a domain runs for those sizes too.
+WITH_SMALL_VARIANTS = ["gammaln", "psi", "tri_gamma", "erfcx"]
+NAMES_AND_SIZES = [
+    *((name, "symbolic") for name in CASES),
+    *((name, size) for name in WITH_SMALL_VARIANTS for size in STATIC_SIZES),
+]
+# The dense grids are evaluated one value a call at every ONE_VALUE_STRIDE-th
+# value: "few" runs the same formulas on every value, and "one" the methods
+# each in an If branch.
+ONE_VALUE_STRIDE = 16
 
 
 def log1mexp_reference(x):
@@ -114,16 +136,15 @@ def assert_same_values_and_zero_signs(onnx_value, py_value, **kwargs):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
-@pytest.mark.parametrize("name", CASES)
-def test_edge_values(name, dtype):
+@pytest.mark.parametrize("name, size", NAMES_AND_SIZES)
+def test_edge_values(name, size, dtype):
     function, cases = CASES[name]
-    x = pt.vector("x", dtype=dtype)
     values = as_dtype(EDGES + cases, dtype)
     atol = FLOAT64_ATOL[name] if dtype == "float64" else 0.0
-    compare_onnx_and_py(
-        [x],
-        function(x),
-        [values],
+    compare_elementwise_at_size(
+        function,
+        values,
+        size,
         assert_fn=partial(assert_same_values_and_zero_signs, atol=atol),
     )
 
@@ -180,11 +201,12 @@ def domain_grid(name):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("name", CASES)
-def test_accuracy_over_the_domain(name, dtype):
-    x = pt.vector("x", dtype=dtype)
-    fn = pytensor.function([x], CASES[name][0](x), mode="ONNX")
+@pytest.mark.parametrize("name, size", NAMES_AND_SIZES)
+def test_accuracy_over_the_domain(name, size, dtype):
+    fn = elementwise_function(CASES[name][0], dtype, size)
     grid = as_dtype(domain_grid(name), dtype)
+    if size == "one":
+        grid = grid[::ONE_VALUE_STRIDE]
     with np.errstate(all="ignore"):
         expected = REFERENCES[name](grid)
     if dtype == "float64":
@@ -200,16 +222,18 @@ def test_accuracy_over_the_domain(name, dtype):
     )
 
 
-def test_gammaln_and_psi_are_relatively_accurate_for_positive_arguments():
+@pytest.mark.parametrize("size", STATIC_SIZES)
+def test_gammaln_and_psi_are_relatively_accurate_for_positive_arguments(size):
     # The absolute tolerance above is needed only on the negative axis and
     # next to gammaln's zeros at 1 and 2.
-    x = pt.dvector("x")
-    fn = pytensor.function([x], [pt.gammaln(x), pt.psi(x)], mode="ONNX")
     values = np.concatenate(
         [np.logspace(-300, 300, 10_001), np.linspace(2.1, 50, 10_001)]
     )
     values = values[(values < 0.9) | (values > 2.1)]
-    gammaln, psi = fn(values)
+    if size == "one":
+        values = values[::ONE_VALUE_STRIDE]
+    gammaln = elementwise_function(pt.gammaln, "float64", size)(values)
+    psi = elementwise_function(pt.psi, "float64", size)(values)
     np.testing.assert_allclose(gammaln, sc.gammaln(values), rtol=2e-15, atol=0)
     np.testing.assert_allclose(psi, sc.psi(values), rtol=2e-15, atol=0)
 
@@ -221,21 +245,20 @@ ELEMENTS = {
 
 
 @cache
-def onnx_function(name):
-    x = pt.dvector("x")
-    return pytensor.function([x], CASES[name][0](x), mode="ONNX")
+def onnx_function(name, size):
+    return elementwise_function(CASES[name][0], "float64", size)
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name, size", NAMES_AND_SIZES)
 @given(data=st.data())
-def test_matches_scipy_on_any_float64(name, data):
+def test_matches_scipy_on_any_float64(name, size, data):
     elements = ELEMENTS.get(
         name, st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True)
     )
     values = data.draw(arrays(np.float64, st.integers(0, 10), elements=elements))
     with np.errstate(all="ignore"):
         expected = REFERENCES[name](values)
-    result = onnx_function(name)(values)
+    result = onnx_function(name, size)(values)
     np.testing.assert_allclose(
         result,
         expected,

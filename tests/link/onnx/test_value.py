@@ -1,7 +1,15 @@
 import numpy as np
 import pytest
 
-from pytensor.link.onnx.value import arange, concat, maximum, minimum, polevl, where
+from pytensor.link.onnx.value import (
+    arange,
+    branch,
+    concat,
+    maximum,
+    minimum,
+    polevl,
+    where,
+)
 from tests.link.onnx.utils import evaluate_numerics
 
 
@@ -155,3 +163,25 @@ def test_scalars_mix_static_and_symbolic_values():
 
     result = evaluate_numerics(shape_arithmetic, x, output_ndim=1)
     np.testing.assert_array_equal(result, [12, 4, 1, 6])
+
+
+def failing(x):
+    """A value of one element that fails to compute: reshaped to two."""
+    return x.reshape(x.indices([2])).sum([0], keepdims=False)
+
+
+def test_branch_runs_only_the_branch_taken():
+    def doubled_if_positive(x):
+        return branch(x > 0.0, x * 2.0, failing(x))
+
+    def minus_one_if_positive(x):
+        return branch(x > 0.0, -1.0, failing(x))
+
+    assert evaluate_numerics(doubled_if_positive, np.float64(2.0)) == 4.0
+    assert evaluate_numerics(minus_one_if_positive, np.float64(2.0)) == -1.0
+    with pytest.raises(Exception, match="Reshape"):
+        evaluate_numerics(doubled_if_positive, np.float64(-2.0))
+    with pytest.raises(Exception, match="Reshape"):
+        evaluate_numerics(
+            lambda x: where(x > 0.0, x * 2.0, failing(x)), np.float64(2.0)
+        )

@@ -320,3 +320,44 @@ def exported_op_types(fn) -> list[str]:
     from pytensor.link.onnx import export_onnx
 
     return [node.op_type for node in export_onnx(fn).graph.node]
+
+
+# The static sizes of the values a special function is converted for: the
+# converters choose their algorithm by it (`dispatch.special.SMALL_SIZE`)
+STATIC_SIZES = {"symbolic": (None,), "few": (64,), "one": ()}
+
+
+def elementwise_function(build, dtype, size="symbolic", mode="ONNX"):
+    """``build(x)`` of an elementwise ``build``, compiled in ``mode`` for
+    values ``x`` of a ``STATIC_SIZES`` size, as a function of a flat array.
+
+    ``"symbolic"``: one call on a vector of unknown length; ``"few"``: calls
+    on chunks of 64 values (the last one padded); ``"one"``: a call per value.
+    """
+    x = pt.tensor("x", dtype=dtype, shape=STATIC_SIZES[size])
+    fn = pytensor.function([x], build(x), mode=mode)
+    if size == "symbolic":
+        return fn
+    if size == "one":
+        return lambda values: np.array([fn(v) for v in values])
+
+    [length] = STATIC_SIZES[size]
+
+    def in_chunks(values):
+        padded = np.resize(values, -(-len(values) // length) * length)
+        chunks = [fn(chunk) for chunk in padded.reshape(-1, length)]
+        return np.concatenate([np.empty(0, dtype), *chunks])[: len(values)]
+
+    return in_chunks
+
+
+def compare_elementwise_at_size(build, values, size, assert_fn=assert_same_values):
+    """`compare_onnx_and_py` of ``build(x)`` for ``x`` of a ``STATIC_SIZES``
+    size, on the 1-d array ``values``."""
+    if size == "symbolic":
+        x = pt.vector("x", dtype=values.dtype)
+        compare_onnx_and_py([x], build(x), [values], assert_fn=assert_fn)
+        return
+    result = elementwise_function(build, values.dtype, size)(values)
+    expected = elementwise_function(build, values.dtype, mode=py_mode)(values)
+    assert_fn(result, expected)

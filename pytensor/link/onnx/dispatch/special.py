@@ -12,8 +12,14 @@ below 5e-7) and used; sigmoid is computed in float32 like SciPy's float32
 loop, and the other functions in float64 and rounded once, as SciPy's
 float32 loops do (float32 results equal SciPy's but for erfinv and log1mexp,
 2.3e-7).
+
+Outputs of at most `SMALL_SIZE` elements, known statically, get the small
+variants of gammaln, psi, tri_gamma, erf, erfc and erfcx: fewer nodes, each
+method in an ``If`` branch for one value (docs: "Special functions of few
+values").
 """
 
+import math
 from functools import partial
 
 import numpy as np
@@ -21,6 +27,7 @@ import pytensor.scalar.basic as ps
 import pytensor.scalar.math as psm
 from pytensor.tensor.basic import get_underlying_scalar_constant_value
 from pytensor.tensor.exceptions import NotScalarConstantError
+from pytensor.tensor.type import TensorType
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, constant_data, output_dtype
@@ -40,7 +47,7 @@ from pytensor.link.onnx.numerics.bessel_j import j0, j1
 from pytensor.link.onnx.numerics.iteration import flat_elementwise
 from pytensor.link.onnx.numerics.owens_t import owens_t
 from pytensor.link.onnx.numerics.zeta import polygamma
-from pytensor.link.onnx.value import where
+from pytensor.link.onnx.value import branch, where
 
 
 try:  # PyTensor < 3
@@ -104,6 +111,19 @@ SPECIAL = {
     psm.J1: j1,
     psm.Owens_t: owens_t,
 }
+# Their variants for at most SMALL_SIZE values (scalar parameters of
+# log-densities), where nodes cost more than elements: polynomials by one
+# MatMul, steps along a new axis, and for one value only the method its range
+# needs (`pytensor.link.onnx.value.branch`)
+SMALL_VARIANTS = {
+    psm.Erf: error_functions.erf_small,
+    psm.Erfc: error_functions.erfc_small,
+    psm.GammaLn: gamma.gammaln_small,
+    psm.Psi: digamma.psi_small,
+    psm.TriGamma: digamma.trigamma_small,
+    psm.Erfcx: error_functions.erfcx_small,
+}
+SMALL_SIZE = 64
 # Functions of vectors with loops, which run on their inputs flattened
 INCOMPLETE = {
     psm.GammaInc: incomplete_gamma.gammainc,
@@ -123,6 +143,24 @@ def construct(builder, construction, inputs, dtype, compute_dtype):
     return construction(*args).cast(dtype).name
 
 
+def static_size(node) -> int | None:
+    """The number of elements of ``node``'s output, if known statically
+    (not for the scalars of a ``Composite``'s inner graph, which stand for
+    tensors)."""
+    output_type = node.outputs[0].type
+    if not isinstance(output_type, TensorType) or None in output_type.shape:
+        return None
+    return math.prod(output_type.shape)
+
+
+def algorithm(op, node, table):
+    """``table``'s algorithm for ``op``, or its small variant for few values."""
+    size = static_size(node)
+    if type(op) not in SMALL_VARIANTS or size is None or not 0 < size <= SMALL_SIZE:
+        return table[type(op)]
+    return partial(SMALL_VARIANTS[type(op)], choose=branch if size == 1 else where)
+
+
 def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     [x] = cast_all(builder, node, inputs, dtype)
@@ -131,13 +169,17 @@ def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):
         return [x.apply(FLOAT32_KERNELS[type(op)], x).cast(dtype).name]
     in_float32 = dtype != "float64" and type(op) in FLOAT32_CONSTRUCTIONS
     compute_dtype = "float32" if in_float32 else "float64"
-    return [construct(builder, ELEMENTARY[type(op)], [x], dtype, compute_dtype)]
+    function = algorithm(op, node, ELEMENTARY)
+    return [construct(builder, function, [x], dtype, compute_dtype)]
 
 
 def onnx_funcify_special(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     args = cast_all(builder, node, inputs, dtype)
-    function = SPECIAL.get(type(op)) or flat_elementwise(INCOMPLETE[type(op)])
+    if type(op) in INCOMPLETE:
+        function = flat_elementwise(INCOMPLETE[type(op)])
+    else:
+        function = algorithm(op, node, SPECIAL)
     return [construct(builder, function, args, dtype, "float64")]
 
 

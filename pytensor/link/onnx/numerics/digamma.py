@@ -19,11 +19,14 @@ psi        3.9e-16  for ``x > 0``; 2.4e-15 for ``x < 0`` and an absolute
                     not resolve either
 tri_gamma  1.1e-15
 =========  =======  ======================================================
+
+`psi_small` and `trigamma_small`, for few values, have the same accuracy.
 """
 
 import numpy as np
 
 from pytensor.link.onnx.numerics.constants import PI
+from pytensor.link.onnx.numerics.series import power_series, rationals
 from pytensor.link.onnx.numerics.trigonometric import sin_pi, tan
 from pytensor.link.onnx.value import Value, maximum, polevl, where
 
@@ -138,6 +141,47 @@ def psi(x: Value) -> Value:
     return where(negative & fraction.eq(0.0), np.nan, result)
 
 
+# Cephes' steps of psi down to (1, 2], along a new axis
+STEPS = np.arange(1.0, 9.0)
+
+
+def psi_asymptotic(x: Value) -> Value:
+    z = 1.0 / (x * x)
+    return x.log() - 0.5 / x - z * power_series(z, PSI_ASYMPTOTIC[::-1])
+
+
+def psi_up_to_ten(y: Value) -> Value:
+    """``psi(y)`` for ``0 <= y <= 10``: the steps to ``(1, 2]`` summed along a new axis."""
+    below_one = y < 1.0
+    s = where(below_one, y + 1.0, y)
+    shifts = maximum(s.ceil() - 2.0, 0.0)
+    shifted = s.unsqueeze([-1]) - STEPS
+    used = shifts.unsqueeze([-1]) >= STEPS
+    steps = where(used, 1.0 / shifted, 0.0).sum([-1], keepdims=False)
+    steps = where(below_one, -1.0 / y, steps)
+    r = s - shifts
+    g = r
+    for part in PSI_ROOT:
+        g = g - part
+    [ratio] = rationals(r - 1.0, (PSI_P, PSI_Q))
+    return steps + g * (ratio + PSI_Y)
+
+
+def psi_small(x: Value, choose=where) -> Value:
+    """`psi` for few values, each method chosen by ``choose`` (`where`, or
+    `~pytensor.link.onnx.value.branch` for one value)."""
+    negative = x < 0.0
+    y = where(negative, 1.0 - x, x)
+    positive = choose(y <= 10.0, psi_up_to_ten(y), psi_asymptotic(y))
+    fraction = x - x.ceil()
+    reflected = positive - PI / tan(PI * fraction)
+    t = (x - PSI_NEGATIVE_ROOT[0]) - PSI_NEGATIVE_ROOT[1]
+    near_root = t * power_series(t, PSI_NEGATIVE_ROOT_SERIES[::-1]) / (x * (x + 1.0))
+    reflected = choose(abs(t) < 0.3, near_root, reflected)
+    reflected = where(fraction.eq(0.0), np.nan, reflected)
+    return choose(negative, reflected, positive)
+
+
 TRIGAMMA_FROM = 10.0
 # Bernoulli numbers B2, B4, ..., B18 of the asymptotic expansion
 TRIGAMMA_BERNOULLI = [
@@ -175,3 +219,27 @@ def trigamma(x: Value) -> Value:
     positive_part = trigamma_positive(where(negative, 1.0 - x, x))
     result = where(negative, reflection - positive_part, positive_part)
     return where(x.eq(-np.inf), np.inf, result)
+
+
+# The first ten terms of zeta(2, x), along a new axis
+TRIGAMMA_TERMS = np.arange(TRIGAMMA_FROM)
+
+
+def trigamma_positive_small(x: Value) -> Value:
+    """`trigamma_positive`, its terms summed along a new axis."""
+    z = x.unsqueeze([-1]) + TRIGAMMA_TERMS
+    total = (1.0 / (z * z)).sum([-1], keepdims=False)
+    z = x + TRIGAMMA_FROM
+    w = 1.0 / (z * z)
+    series = power_series(w, TRIGAMMA_BERNOULLI[::-1])
+    return total + (1.0 + 0.5 / z + w * series) / z
+
+
+def trigamma_small(x: Value, choose=where) -> Value:
+    """`trigamma` for few values, the reflection chosen by ``choose``."""
+    negative = x < 0.0
+    positive_part = trigamma_positive_small(where(negative, 1.0 - x, x))
+    sin_pi_x = sin_pi(x - x.round())
+    reflected = (PI * PI) / (sin_pi_x * sin_pi_x) - positive_part
+    reflected = where(x.eq(-np.inf), np.inf, reflected)
+    return choose(negative, reflected, positive_part)

@@ -22,12 +22,16 @@ erfcx      1.9e-15  5.7e-14 for ``x < 0``: SciPy rounds ``x*x`` in
 erfinv     7.2e-16
 erfcinv    1.1e-15
 =========  =======  ======================================================
+
+`erf_small`, `erfc_small` and `erfcx_small`, for few values, have the same
+accuracy.
 """
 
 import numpy as np
 
 from pytensor.link.onnx.numerics.constants import MAXLOG, SQRT1_2
 from pytensor.link.onnx.numerics.elementary import odd
+from pytensor.link.onnx.numerics.series import power_series, rationals
 from pytensor.link.onnx.value import Value, polevl, where
 
 
@@ -93,21 +97,19 @@ def erf_central(x: Value) -> Value:
     return x * polevl(z, ERF_T) / polevl(z, ERF_U)
 
 
-def square_in_parts(a: Value):
-    """``m**2`` and ``2*m*f + f**2``, whose sum is ``a**2`` (Cephes ``expx2``).
-
-    ``a = m + f`` with ``m`` a multiple of 1/128, so ``m**2`` is exact and only
-    the small ``2*m*f + f**2`` is rounded.
-    """
-    m = (128.0 * a + 0.5).floor() / 128.0
-    f = a - m
-    return m * m, 2.0 * m * f + f * f
+def square_in_parts(a: Value, scale: float):
+    """``scale * m**2``, exact, and ``m**2 - a**2``, rounded twice, for ``m``
+    the multiple of 1/128 nearest ``a`` and ``scale`` a power of two (Cephes
+    ``expx2``: only the small ``m**2 - a**2 = (m - a) (m + a)`` is rounded)."""
+    k = (128.0 * a).round()
+    m = k * (1.0 / 128.0)
+    return k * (k * (scale / 16384.0)), (m - a) * (a + m)
 
 
 def exp_minus_square(a: Value) -> Value:
     """``exp(-a**2)`` accurate to the last bits."""
-    m_squared, rest = square_in_parts(a)
-    return (-m_squared).exp() * (-rest).exp()
+    minus_m_squared, rest = square_in_parts(a, -1.0)
+    return minus_m_squared.exp() * rest.exp()
 
 
 def erfc_tail(a: Value) -> Value:
@@ -135,9 +137,9 @@ def erfc(x: Value) -> Value:
 
 def exp_square_doubled(a: Value) -> Value:
     """``2 * exp(a**2)``, accurate to the last bits and without early overflow."""
-    m_squared, rest = square_in_parts(a)
-    half = (0.5 * m_squared).exp()
-    return (2.0 * half) * (half * rest.exp())
+    half_m_squared, rest = square_in_parts(a, 0.5)
+    half = half_m_squared.exp()
+    return (2.0 * half) * (half * (-rest).exp())
 
 
 ERFCX_ASYMPTOTIC_FROM = 50.0
@@ -167,6 +169,51 @@ def erfcx(x: Value) -> Value:
     positive = erfcx_nonnegative(abs(x))
     negative = where(x < -27.0, np.inf, exp_square_doubled(x) - positive)
     return where(x < 0.0, negative, positive)
+
+
+def erf_central_small(x: Value) -> Value:
+    [ratio] = rationals(x * x, (ERF_T, ERF_U))
+    return x * ratio
+
+
+def erfc_tail_small(a: Value, choose) -> Value:
+    """`erfc_tail` for few values."""
+    rational = erfcx_rational(a)
+    return choose(a * a > MAXLOG, 0.0, exp_minus_square(a) * rational)
+
+
+def erfcx_rational(a: Value) -> Value:
+    """Cephes' ``erfc(a) * exp(a**2)`` for ``1 <= a``: both of its rational
+    functions by one ``MatMul``."""
+    near, far = rationals(a, (ERFC_P, ERFC_Q), (ERFC_R, ERFC_S))
+    return where(a < 8.0, near, far)
+
+
+def erf_small(x: Value, choose=where) -> Value:
+    """`erf` for few values, each method chosen by ``choose`` (`where`, or
+    `~pytensor.link.onnx.value.branch` for one value)."""
+    a = abs(x)
+    tail = 1.0 - erfc_tail_small(a, choose)
+    return odd(x, choose(a <= 1.0, erf_central_small(a), tail))
+
+
+def erfc_small(x: Value, choose=where) -> Value:
+    """`erfc` for few values, each method chosen by ``choose``."""
+    a = abs(x)
+    tail = erfc_tail_small(a, choose)
+    tail = where(x < 0.0, 2.0 - tail, tail)
+    return choose(a < 1.0, 1.0 - erf_central_small(x), tail)
+
+
+def erfcx_small(x: Value, choose=where) -> Value:
+    """`erfcx` for few values, each method chosen by ``choose``."""
+    a = abs(x)
+    asymptotic = INV_SQRT_PI / a * power_series(0.5 / (a * a), ERFCX_ASYMPTOTIC[::-1])
+    far = choose(a < ERFCX_ASYMPTOTIC_FROM, erfcx_rational(a), asymptotic)
+    central = (a * a).exp() * (1.0 - erf_central_small(a))
+    positive = choose(a < 1.0, central, far)
+    negative = choose(x < -27.0, np.inf, exp_square_doubled(x) - positive)
+    return choose(x < 0.0, negative, positive)
 
 
 SQRT_PI_2 = 0.88622692545275801365
