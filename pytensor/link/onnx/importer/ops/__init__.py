@@ -37,6 +37,7 @@ FAMILIES = [
     "signal",
     "image",
     "quantization",
+    "sampling",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}

@@ -24,6 +24,9 @@ def scalar(x):
 
 @onnx_op("If")
 def if_then_else(node, condition):
+    known = constant_value(condition)
+    if known is not None:
+        return node.subgraph("then_branch" if known.all() else "else_branch")()
     then_outputs = node.subgraph("then_branch")()
     else_outputs = node.subgraph("else_branch")()
     if any(not hasattr(x, "dtype") for x in then_outputs + else_outputs):
