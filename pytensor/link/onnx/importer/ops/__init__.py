@@ -38,6 +38,7 @@ FAMILIES = [
     "image",
     "quantization",
     "sampling",
+    "detection",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}
