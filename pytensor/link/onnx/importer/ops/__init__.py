@@ -39,6 +39,7 @@ FAMILIES = [
     "quantization",
     "sampling",
     "detection",
+    "convolution",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}

@@ -30,9 +30,7 @@ def overlaps_too_much(low, high, other_low, other_high, threshold):
     area = (high - low).prod(axis=-1)
     other_area = (other_high - other_low).prod(axis=-1)
     union = area + other_area - intersection
-    positive = (
-        pt.all(sides > 0, axis=-1) & (area > 0) & (other_area > 0) & (union > 0)
-    )
+    positive = pt.all(sides > 0, axis=-1) & (area > 0) & (other_area > 0) & (union > 0)
     ratio = intersection / pt.switch(positive, union, pt.ones_like(union))
     return positive & (ratio > threshold)
 

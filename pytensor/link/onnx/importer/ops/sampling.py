@@ -6,7 +6,9 @@ flattened spatial dims of the input in one advanced index, and sums them with
 their weights: differentiable in the input and in the grid.
 """
 
+import functools
 import itertools
+from operator import mul
 
 import pytensor.tensor as pt
 
@@ -85,21 +87,35 @@ def grid_sample(node, x, grid):
             f"{node.label}: GridSample's {mode} mode on integers; cast the input to float"
         )
     spatial = x.ndim - 2
-    lengths = [cast(x.shape[2 + d], grid.dtype) for d in range(spatial)]
-    axis_taps = []
+    positions, bounds = [], []
     for d in range(spatial):
-        length = lengths[d]
+        length = cast(x.shape[2 + d], grid.dtype)
         position = denormalize(grid[..., spatial - 1 - d], length, align_corners)
-        low, high = (0.0, length - 1) if align_corners else (-0.5, length - 0.5)
-        low = like(low, position) if isinstance(low, float) else low
-        high = like(high, position) if isinstance(high, float) else high
+        if align_corners:
+            low, high = like(0, position), length - 1
+        else:
+            low, high = like(-0.5, position), length - 0.5
         if mode == "nearest":
             position = pt.round(position, mode="half_to_even")
-        outside = (position < low) | (position > high)
         if padding_mode == "border":
+            outside = (position < low) | (position > high)
             position = pt.switch(outside, pt.clip(position, 0, length - 1), position)
         elif padding_mode == "reflection":
             position = reflect(position, low, high)
+        positions.append(position)
+        bounds.append((low, high))
+    return interpolate(x, positions, mode, padding_mode, bounds)
+
+
+def interpolate(x, positions, mode="linear", padding_mode="zeros", bounds=None):
+    """``x`` (N, C, *spatial) interpolated at ``positions``, shaped (N, C, *points).
+
+    ``positions`` holds one tensor (N, *points) of coordinates in pixels per
+    spatial dim; ``bounds`` the ``(low, high)`` that reflection folds into.
+    """
+    axis_taps = []
+    for d, position in enumerate(positions):
+        low, high = (None, None) if bounds is None else bounds[d]
         axis_taps.append(
             [
                 (*pixel_index(i, x.shape[2 + d], low, high, padding_mode), w)
@@ -108,21 +124,22 @@ def grid_sample(node, x, grid):
         )
     flat_indices, weights = [], []
     for combination in itertools.product(*axis_taps):
-        flat, weight = 0, None
-        for d, (index, inside, w) in enumerate(combination):
+        flat, factors = 0, []
+        for d, (index, inside, weight) in enumerate(combination):
             flat = flat * x.shape[2 + d] + index
-            for factor in (w, None if inside is None else cast(inside, grid.dtype)):
-                if factor is not None:
-                    weight = factor if weight is None else weight * factor
+            factors += [f for f in (weight, inside) if f is not None]
         flat_indices.append(flat)
-        weights.append(weight)
-    return cast(gather_weighted(x, grid, flat_indices, weights), x.dtype)
+        weights.append(
+            functools.reduce(mul, [cast(f, positions[0].dtype) for f in factors])
+            if factors
+            else None
+        )
+    return cast(gather_weighted(x, positions[0], flat_indices, weights), x.dtype)
 
 
-def gather_weighted(x, grid, flat_indices, weights):
-    """``sum_k weights[k] * x[n, c, flat_indices[k]]`` shaped ``(N, C, *grid's points)``."""
+def gather_weighted(x, points, flat_indices, weights):
+    """``sum_k weights[k] * x[n, c, flat_indices[k]]`` shaped ``(N, C, *points)``."""
     n = x.shape[0]
-    points = grid.shape[1:-1]
     values = x.reshape((n, x.shape[1], -1), ndim=3)
     indices = pt.stack([i.reshape((n, -1), ndim=2) for i in flat_indices], axis=1)
     gathered = values[pt.arange(n)[:, None, None], :, indices]
@@ -130,10 +147,9 @@ def gather_weighted(x, grid, flat_indices, weights):
         total = gathered[:, 0]
     else:
         stacked = pt.stack([w.reshape((n, -1), ndim=2) for w in weights], axis=1)
-        total = (cast(gathered, grid.dtype) * stacked[..., None]).sum(axis=1)
-    return pt.moveaxis(total, -1, 1).reshape(
-        (n, x.shape[1], *(points[d] for d in range(grid.ndim - 2))), ndim=grid.ndim
-    )
+        total = (cast(gathered, points.dtype) * stacked[..., None]).sum(axis=1)
+    shape = (n, x.shape[1], *(points.shape[d] for d in range(1, points.ndim)))
+    return pt.moveaxis(total, -1, 1).reshape(shape, ndim=points.ndim + 1)
 
 
 def base_coordinates(length, align_corners, dtype):
