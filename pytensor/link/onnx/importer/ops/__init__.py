@@ -40,6 +40,7 @@ FAMILIES = [
     "sampling",
     "detection",
     "convolution",
+    "text",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}
