@@ -5,6 +5,8 @@ comparison of the windows of the input with all the pool's n-grams of that
 length; the counts go to their output columns through a constant 0/1 matrix.
 """
 
+import itertools
+
 import numpy as np
 import pytensor.tensor as pt
 
@@ -15,10 +17,10 @@ from pytensor.link.onnx.importer.ops.common import cast
 def pool_ngrams(node):
     """``(length, n-grams as an (G, length) array, their output columns)`` per length."""
     pool = np.asarray(node.attr("pool_int64s"), dtype="int64")
-    starts = list(node.attr("ngram_counts")) + [len(pool)]
+    starts = [*node.attr("ngram_counts"), len(pool)]
     columns = list(node.attr("ngram_indexes"))
     groups, first = [], 0
-    for length, (start, end) in enumerate(zip(starts, starts[1:]), start=1):
+    for length, (start, end) in enumerate(itertools.pairwise(starts), start=1):
         count = (end - start) // length
         grams = pool[start : start + count * length].reshape(count, length)
         groups.append((length, grams, columns[first : first + count]))
