@@ -12,14 +12,15 @@ from pytensor.scan.utils import until
 
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import as_int64, cast, constant_value
+from pytensor.link.onnx.importer.ops.common import (
+    as_int64,
+    cast,
+    constant_value,
+    scalar,
+)
 
 
 LOOP_LIMIT = 10_000
-
-
-def scalar(x):
-    return x.ravel()[0] if x.ndim else x
 
 
 @onnx_op("If")

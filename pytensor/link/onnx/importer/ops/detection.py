@@ -9,7 +9,7 @@ import pytensor.tensor as pt
 
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast
+from pytensor.link.onnx.importer.ops.common import cast, scalar
 
 
 def corners(boxes, center_point_box):
@@ -39,7 +39,7 @@ def scalar_or(x, default, dtype):
     """The value of an optional scalar input (possibly a 1-element tensor)."""
     if x is None or (x.type.shape and x.type.shape[0] == 0):
         return pt.constant(default, dtype=dtype)
-    return cast(x.ravel()[0] if x.ndim else x, dtype)
+    return cast(scalar(x), dtype)
 
 
 @onnx_op("NonMaxSuppression", since=10)

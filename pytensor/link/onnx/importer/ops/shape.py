@@ -18,6 +18,7 @@ from pytensor.link.onnx.importer.ops.common import (
     entries,
     normalize_axis,
     run_time_axes,
+    scalar,
     static_ints,
 )
 
@@ -183,8 +184,7 @@ def constant_of_shape(node, shape_input):
 
 @onnx_op("Range")
 def arange(node, start, limit, delta):
-    """Scalars, or (as ONNX's own AffineGrid function passes) 1-element tensors."""
-    start, limit, delta = (v.ravel()[0] if v.ndim else v for v in (start, limit, delta))
+    start, limit, delta = (scalar(v) for v in (start, limit, delta))
     count = pt.maximum(pt.ceil((limit - start) / cast(delta, "float64")), 0)
     steps = pt.arange(cast(count, "int64"), dtype="int64")
     return cast(start + cast(steps, start.dtype) * delta, start.dtype)
