@@ -1,15 +1,22 @@
-"""Object detection: NonMaxSuppression.
+"""Object detection: NonMaxSuppression and RoiAlign.
 
 Greedy suppression is sequential by nature: one ``Scan`` step per box rank
 visits, for every batch and class at once, the box of that rank and keeps it
-unless it overlaps a box kept before it too much.
+unless it overlaps a box kept before it too much. RoiAlign gathers the four
+bilinear corners of every sample point of every ROI at once; with an adaptive
+``sampling_ratio`` (0) each ROI uses the first of as many sample slots as the
+largest ROI needs.
 """
 
+import functools
+import itertools
+
+import numpy as np
 import pytensor.tensor as pt
 
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, scalar
+from pytensor.link.onnx.importer.ops.common import as_int64, cast, like, scalar
 
 
 def corners(boxes, center_point_box):
@@ -81,3 +88,75 @@ def non_max_suppression(
     batch_index, class_index, rank = pt.nonzero(kept[-1])
     box_index = order[batch_index, class_index, rank]
     return cast(pt.stack([batch_index, class_index, box_index], axis=1), "int64")
+
+
+def sample_positions(start, bin_size, bins, grid, samples):
+    """Per ROI, the sample coordinates ``(R, bins, samples)`` of each bin along an
+    axis, and which of the ``samples`` slots the ROI's own ``grid`` uses."""
+    slots = pt.arange(samples)
+    offsets = cast(slots[None, :] + 0.5, start.dtype) / cast(grid, start.dtype)[:, None]
+    bin_starts = cast(pt.arange(bins), start.dtype)[None, :] * bin_size[:, None]
+    positions = (start[:, None, None] + bin_starts[:, :, None]) + (
+        offsets * bin_size[:, None]
+    )[:, None, :]
+    return positions, slots[None, :] < grid[:, None]
+
+
+def bilinear_corners(position, length):
+    """RoiAlign's corner indices and weights along an axis (ONNX's rounding)."""
+    inside = (position >= -1) & (position <= cast(length, position.dtype))
+    position = pt.maximum(position, 0)
+    low = cast(pt.floor(position), "int64")
+    at_end = low >= length - 1
+    low = pt.switch(at_end, length - 1, low)
+    high = pt.switch(at_end, length - 1, low + 1)
+    position = pt.switch(at_end, cast(low, position.dtype), position)
+    fraction = (position - cast(low, position.dtype)) * cast(inside, position.dtype)
+    outside = 1 - cast(inside, position.dtype)
+    return [(low, 1 - fraction - outside), (high, fraction)]
+
+
+@onnx_op("RoiAlign", since=10)
+def roi_align(node, x, rois, batch_indices):
+    default_mode = "half_pixel" if node.opset >= 16 else "output_half_pixel"
+    half_pixel = (
+        node.attr("coordinate_transformation_mode", default_mode) == "half_pixel"
+    )
+    out_h, out_w = node.attr("output_height", 1), node.attr("output_width", 1)
+    ratio = node.attr("sampling_ratio", 0)
+    rois = cast(rois, x.dtype) * like(node.attr("spatial_scale", 1.0), x)
+    if half_pixel:
+        rois = rois - like(0.5, x)
+    sizes = rois[:, 2:] - rois[:, :2]
+    if not half_pixel:
+        sizes = pt.maximum(sizes, 1)
+    axes = []
+    for d, bins in ((1, out_h), (0, out_w)):
+        bin_size = sizes[:, d] / bins
+        grid = (
+            pt.full((rois.shape[0],), ratio, dtype="int64")
+            if ratio > 0
+            else pt.maximum(cast(pt.ceil(sizes[:, d] / bins), "int64"), 1)
+        )
+        samples = ratio if ratio > 0 else pt.max(grid)
+        axes.append(
+            (*sample_positions(rois[:, d], bin_size, bins, grid, samples), grid)
+        )
+    (ys, y_used, grid_h), (xs, x_used, grid_w) = axes
+    batch = as_int64(batch_indices)[:, None, None, None, None]
+    terms = []
+    for (y_index, y_weight), (x_index, x_weight) in itertools.product(
+        bilinear_corners(ys, x.shape[2]), bilinear_corners(xs, x.shape[3])
+    ):
+        values = x[batch, :, y_index[:, :, :, None, None], x_index[:, None, None, :, :]]
+        weight = y_weight[:, :, :, None, None] * x_weight[:, None, None, :, :]
+        terms.append(values * weight[..., None])
+    used = (y_used[:, None, :, None, None] & x_used[:, None, None, None, :])[..., None]
+    if node.attr("mode", "avg") == "max":
+        best = functools.reduce(pt.maximum, terms)
+        pooled = pt.switch(used, best, -np.inf).max(axis=(2, 4))
+    else:
+        total = pt.switch(used, sum(terms), 0).sum(axis=(2, 4))
+        count = cast(pt.maximum(grid_h * grid_w, 1), x.dtype)
+        pooled = total / count[:, None, None, None]
+    return cast(pt.moveaxis(pooled, -1, 1), x.dtype)
