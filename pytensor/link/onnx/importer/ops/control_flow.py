@@ -32,6 +32,11 @@ def if_then_else(node, condition):
     else_outputs = node.subgraph("else_branch")()
     if any(not hasattr(x, "dtype") for x in then_outputs + else_outputs):
         raise NotImplementedError(f"{node.label}: If returning sequences")
+    if any(a.ndim != b.ndim for a, b in zip(then_outputs, else_outputs, strict=True)):
+        raise NotImplementedError(
+            f"{node.label}: If whose branches return values of different ranks "
+            "(PyTensor's IfElse gives each output one type)"
+        )
     chosen = ifelse(scalar(condition), then_outputs, else_outputs)
     return chosen if isinstance(chosen, list | tuple) else [chosen]
 
