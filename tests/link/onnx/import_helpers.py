@@ -86,3 +86,24 @@ def assert_matches_reference(model, feeds, rtol=1e-6, atol=0.0, **options):
     assert len(actual) == len(expected)
     for a, e in zip(actual, expected, strict=True):
         assert_same(a, e, rtol=rtol, atol=atol)
+
+
+def verify_imported_grad(model, values, rng, wrt=None):
+    """The gradient of the model's first output with respect to its inputs at
+    ``wrt`` (all by default) matches finite differences at ``values``."""
+    from pytensor.gradient import verify_grad
+
+    from pytensor.link.onnx import import_onnx
+
+    wrt = range(len(values)) if wrt is None else wrt
+    fixed = {i: v for i, v in enumerate(values) if i not in wrt}
+
+    def first_output(*variables):
+        variables = iter(variables)
+        inputs = [
+            pytensor.tensor.constant(fixed[i]) if i in fixed else next(variables)
+            for i in range(len(values))
+        ]
+        return import_onnx(model, inputs=inputs).outputs[0]
+
+    verify_grad(first_output, [values[i] for i in wrt], rng=rng, mode=FAST_MODE)

@@ -155,7 +155,7 @@ def gather_weighted(x, points, flat_indices, weights):
 def base_coordinates(length, align_corners, dtype):
     """The normalized coordinates of the points along an axis of ``length``."""
     steps = cast(pt.arange(length), dtype)
-    length = cast(length, dtype)
+    length = cast(pt.as_tensor(length), dtype)
     if align_corners:
         return steps * (2 / pt.maximum(length - 1, 1)) - 1
     return (2 * steps + 1) / length - 1
