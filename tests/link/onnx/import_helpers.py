@@ -35,8 +35,10 @@ def value_info(name, elem_type, shape):
 
 def single_node_model(op_type, feeds, n_outputs=1, opset=18, **attributes):
     """A model of one ``op_type`` node whose inputs are typed after ``feeds`` and
-    outputs after what ONNX's reference evaluator computes from them."""
-    names = list(feeds)
+    outputs after what ONNX's reference evaluator computes from them (a feed of
+    ``None`` is an omitted optional input)."""
+    names = [n if v is not None else "" for n, v in feeds.items()]
+    feeds = {n: v for n, v in feeds.items() if v is not None}
     outputs = [f"out{i}" for i in range(n_outputs)]
     node = helper.make_node(op_type, names, outputs, **attributes)
     inputs = [(n, elem_type(v), np.shape(v)) for n, v in feeds.items()]
