@@ -130,19 +130,8 @@ def roi_align(node, x, rois, batch_indices):
     sizes = rois[:, 2:] - rois[:, :2]
     if not half_pixel:
         sizes = pt.maximum(sizes, 1)
-    axes = []
-    for d, bins in ((1, out_h), (0, out_w)):
-        bin_size = sizes[:, d] / bins
-        grid = (
-            pt.full((rois.shape[0],), ratio, dtype="int64")
-            if ratio > 0
-            else pt.maximum(cast(pt.ceil(sizes[:, d] / bins), "int64"), 1)
-        )
-        samples = ratio if ratio > 0 else pt.max(grid)
-        axes.append(
-            (*sample_positions(rois[:, d], bin_size, bins, grid, samples), grid)
-        )
-    (ys, y_used, grid_h), (xs, x_used, grid_w) = axes
+    ys, y_used, grid_h = roi_axis_samples(rois[:, 1], sizes[:, 1], out_h, ratio)
+    xs, x_used, grid_w = roi_axis_samples(rois[:, 0], sizes[:, 0], out_w, ratio)
     batch = as_int64(batch_indices)[:, None, None, None, None]
     terms = []
     for (y_index, y_weight), (x_index, x_weight) in itertools.product(
@@ -160,3 +149,14 @@ def roi_align(node, x, rois, batch_indices):
         count = cast(pt.maximum(grid_h * grid_w, 1), x.dtype)
         pooled = total / count[:, None, None, None]
     return cast(pt.moveaxis(pooled, -1, 1), x.dtype)
+
+
+def roi_axis_samples(starts, sizes, bins, ratio):
+    """Sample coordinates along an axis, which slots each ROI uses, and how many."""
+    if ratio > 0:
+        grid = pt.full(starts.shape, ratio, dtype="int64")
+        samples = ratio
+    else:
+        grid = pt.maximum(cast(pt.ceil(sizes / bins), "int64"), 1)
+        samples = pt.max(grid)
+    return (*sample_positions(starts, sizes / bins, bins, grid, samples), grid)
