@@ -38,7 +38,6 @@ MODE_SAMPLE = [
     "test_gru_defaults",
     "test_if",
     "test_gridsample_bicubic",
-    "test_nonmaxsuppression_two_batches",
 ]
 
 
