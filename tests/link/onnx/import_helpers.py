@@ -35,8 +35,10 @@ def value_info(name, elem_type, shape):
 
 def single_node_model(op_type, feeds, n_outputs=1, opset=18, **attributes):
     """A model of one ``op_type`` node whose inputs are typed after ``feeds`` and
-    outputs after what ONNX's reference evaluator computes from them."""
-    names = list(feeds)
+    outputs after what ONNX's reference evaluator computes from them (a feed of
+    ``None`` is an omitted optional input)."""
+    names = [n if v is not None else "" for n, v in feeds.items()]
+    feeds = {n: v for n, v in feeds.items() if v is not None}
     outputs = [f"out{i}" for i in range(n_outputs)]
     node = helper.make_node(op_type, names, outputs, **attributes)
     inputs = [(n, elem_type(v), np.shape(v)) for n, v in feeds.items()]
@@ -86,3 +88,24 @@ def assert_matches_reference(model, feeds, rtol=1e-6, atol=0.0, **options):
     assert len(actual) == len(expected)
     for a, e in zip(actual, expected, strict=True):
         assert_same(a, e, rtol=rtol, atol=atol)
+
+
+def verify_imported_grad(model, values, rng, wrt=None):
+    """The gradient of the model's first output with respect to its inputs at
+    ``wrt`` (all by default) matches finite differences at ``values``."""
+    from pytensor.gradient import verify_grad
+
+    from pytensor.link.onnx import import_onnx
+
+    wrt = range(len(values)) if wrt is None else wrt
+    fixed = {i: v for i, v in enumerate(values) if i not in wrt}
+
+    def first_output(*variables):
+        variables = iter(variables)
+        inputs = [
+            pytensor.tensor.constant(fixed[i]) if i in fixed else next(variables)
+            for i in range(len(values))
+        ]
+        return import_onnx(model, inputs=inputs).outputs[0]
+
+    verify_grad(first_output, [values[i] for i in wrt], rng=rng, mode=FAST_MODE)

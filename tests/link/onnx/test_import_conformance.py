@@ -26,7 +26,7 @@ EXCLUSIONS = tomllib.loads(EXCLUSIONS_FILE.read_text())["xfail"]
 N_NODE_TESTS = 1884
 # The target, and the count this branch reaches (raise it as it grows).
 TARGET_PASSING = 1610
-PASSING_FLOOR = 1494
+PASSING_FLOOR = 1559
 CI_SHARE_STEP = 5
 MODE_SAMPLE = [
     "test_add_bcast",
@@ -37,6 +37,7 @@ MODE_SAMPLE = [
     "test_slice_neg_steps",
     "test_gru_defaults",
     "test_if",
+    "test_gridsample_bicubic",
 ]
 
 

@@ -37,6 +37,10 @@ FAMILIES = [
     "signal",
     "image",
     "quantization",
+    "sampling",
+    "detection",
+    "convolution",
+    "text",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}

@@ -40,6 +40,11 @@ def constant_value(x):
     )
 
 
+def scalar(x):
+    """A scalar input, also given (as some models do) as a 1-element tensor."""
+    return x.ravel()[0] if x.ndim else x
+
+
 def static_ints(x, what="this input"):
     """The integer values of a constant input, as a tuple."""
     value = constant_value(x)

@@ -12,22 +12,31 @@ from pytensor.scan.utils import until
 
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import as_int64, cast, constant_value
+from pytensor.link.onnx.importer.ops.common import (
+    as_int64,
+    cast,
+    constant_value,
+    scalar,
+)
 
 
 LOOP_LIMIT = 10_000
 
 
-def scalar(x):
-    return x.ravel()[0] if x.ndim else x
-
-
 @onnx_op("If")
 def if_then_else(node, condition):
+    known = constant_value(condition)
+    if known is not None:
+        return node.subgraph("then_branch" if known.all() else "else_branch")()
     then_outputs = node.subgraph("then_branch")()
     else_outputs = node.subgraph("else_branch")()
     if any(not hasattr(x, "dtype") for x in then_outputs + else_outputs):
         raise NotImplementedError(f"{node.label}: If returning sequences")
+    if any(a.ndim != b.ndim for a, b in zip(then_outputs, else_outputs, strict=True)):
+        raise NotImplementedError(
+            f"{node.label}: If whose branches return values of different ranks "
+            "(PyTensor's IfElse gives each output one type)"
+        )
     chosen = ifelse(scalar(condition), then_outputs, else_outputs)
     return chosen if isinstance(chosen, list | tuple) else [chosen]
 

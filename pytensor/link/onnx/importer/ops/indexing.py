@@ -185,12 +185,17 @@ def reverse_sequence(node, x, lengths):
 
 @onnx_op("Unique")
 def unique(node, x):
+    """Sorted, or (``sorted=0``) in the order of first occurrence."""
     axis = node.attr("axis")
-    if not node.attr("sorted", 1):
-        raise NotImplementedError(f"{node.label}: Unique with sorted=0")
     values, first, inverse, counts = pt.unique(
         x, return_index=True, return_inverse=True, return_counts=True, axis=axis
     )
+    if not node.attr("sorted", 1):
+        order = pt.argsort(first)
+        first, counts = first[order], counts[order]
+        inverse = pt.argsort(order)[inverse]
+        flat = x.ravel() if axis is None else x
+        values = pt.take(flat, first, axis=0 if axis is None else axis)
     return values, as_int64(first), as_int64(inverse.ravel()), as_int64(counts)
 
 

@@ -8,6 +8,7 @@ from pytensor.tensor.special import log_softmax, softmax
 
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
+    as_int64,
     cast,
     constant_value,
     like,
@@ -199,10 +200,56 @@ def tree_reduce(combine, values):
 
 @onnx_op("MaxPool")
 def max_pool(node, x):
-    if node.output_used(1):
-        raise NotImplementedError(f"{node.label}: MaxPool's Indices output")
     lowest = -np.inf if x.dtype.startswith("float") else np.iinfo(x.dtype).min
-    return pool(node, x, pt.maximum, lowest)[0]
+    if not node.output_used(1):
+        return pool(node, x, pt.maximum, lowest)[0]
+    return max_pool_with_indices(node, x, lowest)
+
+
+def max_pool_with_indices(node, x, lowest):
+    """The maxima and their flat indices in ``x`` (row- or column-major spatial
+    dims), the first tap in kernel order winning ties."""
+    window = Window(node, x, node.attr("kernel_shape"))
+    offsets, views = zip(*window.slices(window.pad(x, lowest)), strict=True)
+    stacked = pt.stack(views)
+    best = pt.argmax(stacked, axis=0)
+    spatial = x.ndim - 2
+    positions = []
+    for d in range(spatial):
+        taps = pt.constant(np.array([o[d] * window.dilations[d] for o in offsets]))
+        starts = pt.arange(window.out[d]) * window.strides[d] - window.before[d]
+        positions.append(taps[best] + pt.shape_padright(starts, spatial - 1 - d))
+    order = (
+        range(spatial)
+        if node.attr("storage_order", 0) == 0
+        else reversed(range(spatial))
+    )
+    planes = (x.shape[0], x.shape[1], *[1] * spatial)
+    flat = pt.arange(x.shape[0] * x.shape[1]).reshape(planes, ndim=x.ndim)
+    for d in order:
+        flat = flat * x.shape[2 + d] + positions[d]
+    return [stacked.max(axis=0), as_int64(flat)]
+
+
+@onnx_op("MaxUnpool", since=9)
+def max_unpool(node, x, indices, output_shape=None):
+    """``x`` scattered to ``indices`` of the shape MaxPool had; ``output_shape``
+    pads that shape with zeros at the end of each dim (as ONNX's reference)."""
+    kernel = node.attr("kernel_shape")
+    n = len(kernel)
+    strides = node.attr("strides") or [1] * n
+    pads = node.attr("pads") or [0] * (2 * n)
+    shape = [x.shape[0], x.shape[1]] + [
+        (x.shape[2 + d] - 1) * strides[d] - pads[d] - pads[n + d] + kernel[d]
+        for d in range(n)
+    ]
+    flat = pt.zeros((pt.prod(pt.stack(shape)),), dtype=x.dtype)
+    flat = pt.set_subtensor(flat[indices.ravel()], x.ravel())
+    y = flat.reshape(shape, ndim=x.ndim)
+    if output_shape is None:
+        return y
+    padded = pt.zeros([output_shape[d] for d in range(x.ndim)], dtype=x.dtype)
+    return pt.set_subtensor(padded[tuple(slice(0, length) for length in shape)], y)
 
 
 @onnx_op("AveragePool")

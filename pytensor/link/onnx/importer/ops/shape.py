@@ -18,6 +18,7 @@ from pytensor.link.onnx.importer.ops.common import (
     entries,
     normalize_axis,
     run_time_axes,
+    scalar,
     static_ints,
 )
 
@@ -68,12 +69,19 @@ def cast_like(node, x, target):
 @onnx_op("Shape")
 def shape(node, x):
     start, end = node.attr("start", 0), node.attr("end", x.ndim)
-    return as_int64(pt.as_tensor(x.shape)[start:end])
+    return as_int64(static_or_symbolic_shape(x)[start:end])
 
 
 @onnx_op("Size")
 def size(node, x):
-    return as_int64(pt.prod(pt.as_tensor(x.shape)) if x.ndim else pt.constant(1))
+    return as_int64(pt.prod(static_or_symbolic_shape(x)))
+
+
+def static_or_symbolic_shape(x):
+    """The shape of ``x``: a constant where PyTensor knows every dim."""
+    if None not in x.type.shape:
+        return pt.constant(np.asarray(x.type.shape, dtype="int64"))
+    return pt.as_tensor(x.shape)
 
 
 @onnx_op("Reshape", since=5)
@@ -176,6 +184,7 @@ def constant_of_shape(node, shape_input):
 
 @onnx_op("Range")
 def arange(node, start, limit, delta):
+    start, limit, delta = (scalar(v) for v in (start, limit, delta))
     count = pt.maximum(pt.ceil((limit - start) / cast(delta, "float64")), 0)
     steps = pt.arange(cast(count, "int64"), dtype="int64")
     return cast(start + cast(steps, start.dtype) * delta, start.dtype)
@@ -202,7 +211,7 @@ def split(node, x, split_input=None):
         for size in sizes:
             bounds.append(bounds[-1] + size)
     else:
-        length = x.shape[axis]
+        length = x.shape[axis] if x.type.shape[axis] is None else x.type.shape[axis]
         chunk = -(-length // n) if node.attr("num_outputs") else length // n
         bounds = [i * chunk for i in range(n)] + [None]
     before = (slice(None),) * axis

@@ -10,6 +10,7 @@ from pytensor.link.onnx.importer.ops.common import (
     constant_value,
     normalize_axis,
     run_time_axes,
+    scalar,
     static_ints,
 )
 
@@ -25,31 +26,33 @@ def fit_length(x, axis, length):
 
 @onnx_op("DFT")
 def dft(node, x, length=None, axis_input=None):
+    def along(axis):
+        inverse, onesided = node.attr("inverse", 0), node.attr("onesided", 0)
+        return dft_along(x, length, axis, inverse, onesided)
+
     if node.opset < 20:
-        return dft_along(node, x, length, normalize_axis(node.attr("axis", 1), x.ndim))
+        return along(normalize_axis(node.attr("axis", 1), x.ndim))
     if axis_input is None:
-        return dft_along(node, x, length, x.ndim - 2)
+        return along(x.ndim - 2)
     if constant_value(axis_input) is not None:
-        axis = normalize_axis(static_ints(axis_input, "axis")[0], x.ndim)
-        return dft_along(node, x, length, axis)
-    axis = run_time_axes(
-        axis_input.ravel()[0] if axis_input.ndim else axis_input, x.ndim
-    )
-    result = dft_along(node, x, length, x.ndim - 2)
+        return along(normalize_axis(static_ints(axis_input, "axis")[0], x.ndim))
+    axis = run_time_axes(scalar(axis_input), x.ndim)
+    result = along(x.ndim - 2)
     for d in range(x.ndim - 2):
-        result = ifelse(pt.eq(axis, d), dft_along(node, x, length, d), result)
+        result = ifelse(pt.eq(axis, d), along(d), result)
     return result
 
 
-def dft_along(node, x, length, axis):
-    inverse = node.attr("inverse", 0)
+def dft_along(x, length, axis, inverse=False, onesided=False):
+    """The DFT of the complex ``x`` (last dim: real and imaginary parts, or real
+    only) along ``axis``, optionally cut or zero-padded to ``length``."""
     real = x[..., 0]
     imaginary = x[..., 1] if x.type.shape[-1] == 2 else pt.zeros_like(real)
     if length is not None:
-        n = cast(length.ravel()[0] if length.ndim else length, "int64")
+        n = cast(scalar(length), "int64")
         real, imaginary = fit_length(real, axis, n), fit_length(imaginary, axis, n)
     n = real.shape[axis]
-    outputs = n // 2 + 1 if node.attr("onesided", 0) else n
+    outputs = n // 2 + 1 if onesided else n
     angle = cast(pt.arange(outputs)[:, None] * pt.arange(n)[None, :] % n, "float64")
     angle = angle * (2 * np.pi / cast(n, "float64")) * (1 if inverse else -1)
     cos, sin = cast(pt.cos(angle), x.dtype), cast(pt.sin(angle), x.dtype)
@@ -61,6 +64,62 @@ def dft_along(node, x, length, axis):
     out_imaginary = transform(real, sin) + transform(imaginary, cos)
     result = pt.stack([out_real, out_imaginary], axis=-1)
     return cast(result / cast(n, x.dtype), x.dtype) if inverse else result
+
+
+@onnx_op("STFT", since=17)
+def stft(node, signal, frame_step, window=None, frame_length=None):
+    if frame_length is not None:
+        length = cast(scalar(frame_length), "int64")
+    elif window is not None:
+        length = window.shape[0]
+    else:
+        length = signal.shape[-2]
+    step = cast(scalar(frame_step), "int64")
+    frames = 1 + (signal.shape[1] - length) // step
+    index = pt.arange(frames)[:, None] * step + pt.arange(length)[None, :]
+    framed = signal[:, index]
+    if window is not None:
+        framed = framed * cast(window, signal.dtype)[:, None]
+    return dft_along(framed, None, 2, onesided=node.attr("onesided", 1))
+
+
+@onnx_op("MelWeightMatrix", since=17)
+def mel_weight_matrix(node, bins, dft_length, sample_rate, lower_hertz, upper_hertz):
+    """Triangular filters between mel-spaced DFT bins, as ONNX's reference."""
+    bins, dft_length, sample_rate = (
+        cast(scalar(v), "int64") for v in (bins, dft_length, sample_rate)
+    )
+
+    def to_mel(hertz):
+        return cast(2595 * pt.log1p(hertz / 700), "float64") / np.log(10)
+
+    low, high = to_mel(scalar(lower_hertz)), to_mel(scalar(upper_hertz))
+    mels = (
+        cast(pt.arange(bins + 2), "float64")
+        * ((high - low) / cast(bins + 2, "float64"))
+        + low
+    )
+    hertz = 700 * pt.expm1(mels / 2595 * np.log(10))
+    edges = cast(
+        pt.floor(
+            cast(dft_length + 1, "float64") * hertz / cast(sample_rate, "float64")
+        ),
+        "int64",
+    )
+    left, center, right = edges[:-2], edges[1:-1], edges[2:]
+    j = pt.arange(dft_length // 2 + 1)[:, None]
+    flat = pt.eq(center, left)
+    rising = pt.switch(
+        flat,
+        cast(pt.eq(j, center), "float64"),
+        cast(j - left, "float64") / cast(pt.switch(flat, 1, center - left), "float64"),
+    )
+    rising = pt.switch((j >= left) & (j <= center), rising, 0)
+    falling = cast(right - j, "float64") / cast(
+        pt.maximum(right - center, 1), "float64"
+    )
+    weights = pt.switch((j >= center) & (j < right), falling, rising)
+    return cast(weights, node.dtype(node.attr("output_datatype", 1)))
 
 
 def uncropped_lengths(x, kernel, strides, dilations, output_padding):

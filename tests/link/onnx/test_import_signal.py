@@ -1,0 +1,44 @@
+"""STFT and MelWeightMatrix against ONNX's reference."""
+
+import numpy as np
+import pytest
+
+from tests.link.onnx.import_helpers import assert_matches_reference, single_node_model
+
+
+rng = np.random.default_rng(13)
+
+
+@pytest.mark.parametrize("onesided", [0, 1])
+@pytest.mark.parametrize("inputs", ["window", "frame_length", "both"])
+@pytest.mark.parametrize("channels", [1, 2])
+def test_stft(inputs, onesided, channels):
+    feeds = {
+        "signal": rng.normal(size=(2, 64, channels)),
+        "frame_step": np.array(6),
+    }
+    if inputs == "frame_length":
+        feeds["window"] = None
+    else:
+        feeds["window"] = np.hanning(12)
+    if inputs != "window":
+        feeds["frame_length"] = np.array(12)
+    model = single_node_model("STFT", feeds, opset=17, onesided=onesided)
+    given = {n: v for n, v in feeds.items() if v is not None}
+    assert_matches_reference(model, given, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "bins, dft_length, rate, low, high",
+    [(8, 16, 8192, 0.0, 4096.0), (10, 64, 16000, 20.0, 7000.0), (4, 9, 100, 5.0, 50.0)],
+)
+def test_mel_weight_matrix(bins, dft_length, rate, low, high):
+    feeds = {
+        "num_mel_bins": np.array(bins, dtype="int32"),
+        "dft_length": np.array(dft_length, dtype="int32"),
+        "sample_rate": np.array(rate, dtype="int32"),
+        "lower_edge_hertz": np.array(low, dtype="float32"),
+        "upper_edge_hertz": np.array(high, dtype="float32"),
+    }
+    model = single_node_model("MelWeightMatrix", feeds, opset=17)
+    assert_matches_reference(model, feeds)
