@@ -507,9 +507,10 @@ def either(
     ]
 
 
-def along_axis(axis: Value, ndim: int, compute) -> Value:
-    """``compute(k)`` for the non-negative ``k`` that the 0-d int64 ``axis``
-    (negative from the end) names at run time, among the ``ndim`` axes.
+def along_axis(axis: Value, ndim: int, compute) -> Value | list[Value]:
+    """``compute(k)`` (a value or a list of values) for the non-negative ``k``
+    that the 0-d int64 ``axis`` (negative from the end) names at run time,
+    among the ``ndim`` axes.
 
     Only the branch of that axis runs (`either`); an axis out of range
     raises NumPy's ``AxisError``.
@@ -522,10 +523,14 @@ def along_axis(axis: Value, ndim: int, compute) -> Value:
         f"axis is out of bounds for array of dimension {ndim}",
         is_scalar=True,
     )
-    [result] = [compute(ndim - 1)]
+    last = compute(ndim - 1)
+    results = last if isinstance(last, list) else [last]
     for k in reversed(range(ndim - 1)):
-        [result] = either(axis.eq(k), [compute(k)], [result])
-    return result
+        chosen = compute(k)
+        results = either(
+            axis.eq(k), chosen if isinstance(last, list) else [chosen], results
+        )
+    return results if isinstance(last, list) else results[0]
 
 
 def arange(length: Value) -> Value:

@@ -148,6 +148,19 @@ def test_join_along_an_axis_given_at_run_time(axis):
     )
 
 
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_split_along_an_axis_given_at_run_time(axis):
+    x = pt.matrix("x")
+    axis_var = pt.lscalar("axis")
+    sizes = pt.lvector("sizes")
+    parts = pt.split(x, sizes, n_splits=2, axis=axis_var)
+    compare_onnx_and_py(
+        [x, axis_var, sizes],
+        parts,
+        [rng.normal(size=(4, 4)), np.int64(axis), np.array([1, 3])],
+    )
+
+
 def test_join_along_an_axis_out_of_range_raises_numpys_error():
     x = pt.matrix("x")
     axis = pt.scalar("axis", dtype="int64")

@@ -120,16 +120,6 @@ def onnx_funcify_scalar_tensor_conversion(op, node, builder, inputs, **kwargs):
     return list(inputs)
 
 
-def constant_axis(var, ndim, op_name) -> int:
-    """The value of the constant ``axis`` input ``var``, made non-negative."""
-    if not isinstance(var, Constant):
-        raise NotImplementedError(
-            f"{op_name} along an axis computed at runtime is not supported: "
-            "ONNX needs the axis when the model is built"
-        )
-    return int(var.data) % ndim
-
-
 @onnx_funcify.register(Join)
 def onnx_funcify_Join(op, node, builder, inputs, **kwargs):
     axis_var, *tensor_vars = node.inputs
@@ -155,11 +145,21 @@ def onnx_funcify_Join(op, node, builder, inputs, **kwargs):
 def onnx_funcify_Split(op, node, builder, inputs, **kwargs):
     x, _, sizes = inputs
     x_var, axis_var, sizes_var = node.inputs
-    axis = constant_axis(axis_var, x_var.type.ndim, "Split")
+    dtype = x_var.type.dtype
     sizes = builder.cast(sizes, sizes_var.type.dtype, "int64")
-    return builder.add_multi(
-        "Split", [x, sizes], n_outputs=op.len_splits, axis=axis, hint="split"
-    )
+
+    def split_along(axis):
+        parts = builder.add_multi(
+            "Split", [x, sizes], n_outputs=op.len_splits, axis=axis, hint="split"
+        )
+        return [builder.value(part, dtype) for part in parts]
+
+    if isinstance(axis_var, Constant):
+        parts = split_along(int(axis_var.data) % x_var.type.ndim)
+    else:
+        axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
+        parts = along_axis(axis, x_var.type.ndim, split_along)
+    return [part.name for part in parts]
 
 
 @onnx_funcify.register(ARange)
