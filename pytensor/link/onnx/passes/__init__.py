@@ -17,6 +17,7 @@ from pytensor.link.onnx.passes.descending_ranges import negated_ranges
 from pytensor.link.onnx.passes.fold_constants import fold_constants
 from pytensor.link.onnx.passes.graphs import remove_unread
 from pytensor.link.onnx.passes.if_branches import move_into_branches
+from pytensor.link.onnx.passes.reshape_chains import remove_reshape_chains
 
 
 @dataclass
@@ -55,6 +56,7 @@ GRAPH_PASSES = (
     fuse_dense_layers,
     move_into_branches,
     fold_export_constants,
+    remove_reshape_chains,
     remove_unread_values,
 )
 
