@@ -3,13 +3,14 @@
 PyTensor has no pooling Op: max-pooling over ``k``-long windows of the
 trailing axes of ``x``, ``(n, c, h, w)``, is written
 ``x.reshape((n, c, h // k, k, w // k, k)).max(axis=(3, 5))``. That ``max``
-becomes one ``MaxPool`` of ``x`` reshaped to ``(n, c, (h // k) * k, (w // k) * k)``,
-a reshape that succeeds exactly when the original does and that an export
-folds away (its shape is ``x``'s).
+becomes one ``MaxPool`` of ``x`` reshaped to ``(n, c, (h // k) * k, (w // k) * k)``:
+that reshape succeeds exactly when the original does, the original is a reshape
+of its result whose window axes ``max`` reduces, and an export folds it away
+when it keeps ``x``'s shape. All lengths but the batch must be static.
 """
 
-import numpy as np
 import pytensor.scalar.basic as ps
+from pytensor.graph.basic import Constant
 from pytensor.tensor.basic import MakeVector, get_underlying_scalar_constant_value
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.shape import Reshape
@@ -26,6 +27,8 @@ def target_entry(split, target, axis) -> int | None:
     """The length of ``split``, a reshape to ``target``, along ``axis`` if static."""
     if split.type.shape[axis] is not None:
         return split.type.shape[axis]
+    if isinstance(target, Constant):
+        return int(target.data[axis])
     if target.owner is None or not isinstance(target.owner.op, MakeVector):
         return None
     try:
@@ -35,9 +38,14 @@ def target_entry(split, target, axis) -> int | None:
 
 
 def window_split(node):
-    """``(x, target, windows, window)`` if ``node``, a max over axes, is
-    max-pooling of ``x`` by a reshape to ``target`` into ``windows`` windows of
-    ``window`` elements along each trailing axis; else None."""
+    """``(x, target, lengths, window)`` if ``node``, a max over axes, is
+    max-pooling of ``x`` by a reshape to ``target`` into windows of shape
+    ``window`` along its trailing axes; else None.
+
+    ``lengths`` are the static lengths of the channel and spatial axes the
+    reshape implies, ``(c, (h // k) * k, (w // k) * k)``: positive, since
+    onnxruntime's ``MaxPool`` refuses empty inputs unless the batch is empty.
+    """
     [split] = node.inputs
     reshape = split.owner
     if reshape is None or not isinstance(reshape.op, Reshape):
@@ -55,11 +63,13 @@ def window_split(node):
         or node.outputs[0].type.dtype != x.type.dtype
     ):
         return None
-    windows = [target_entry(split, target, axis) for axis, _ in pairs]
     window = [target_entry(split, target, axis) for _, axis in pairs]
-    if any(length is None or length <= 0 for length in (*windows, *window)):
+    windows = [target_entry(split, target, axis) for axis, _ in pairs]
+    channels = target_entry(split, target, 1)
+    if any(n is None or n <= 0 for n in (channels, *windows, *window)):
         return None
-    return x, target, windows, window
+    lengths = [channels, *(n * k for n, k in zip(windows, window, strict=True))]
+    return x, target, lengths, window
 
 
 def max_pooled(builder, node, value_names):
@@ -69,9 +79,8 @@ def max_pooled(builder, node, value_names):
     split = window_split(node)
     if split is None:
         return None
-    x_var, target_var, windows, window = split
+    x_var, target_var, lengths, window = split
     x = builder.value(value_names[x_var], x_var.type.dtype)
     target = builder.value(value_names[target_var], target_var.type.dtype)
-    lengths = np.multiply(windows, window).tolist()
-    merged = concat([target.cast("int64").slice(0, 2), x.indices(lengths)], axis=0)
+    merged = concat([target.cast("int64").slice(0, 1), x.indices(lengths)], axis=0)
     return max_pool(x.reshape(merged), window).name
