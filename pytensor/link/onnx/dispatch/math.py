@@ -4,13 +4,13 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.pooling import max_pooled
 from pytensor.link.onnx.dispatch.scalar import (
     apply_in,
     cast_all,
     cast_values,
     output_dtype,
 )
-from pytensor.link.onnx.dispatch.pooling import max_pooled
 from pytensor.link.onnx.dispatch.signal import summed_convolution
 from pytensor.link.onnx.kernels import (
     kernel_dtypes,
