@@ -205,7 +205,8 @@ def export_onnx(
         must agree on its size), ``None`` keeps the default: the static size of
         the variable's type, else a symbolic dimension ``<input>_dim<axis>``.
         Output dimensions are inferred from the inputs' where ONNX shape
-        inference can tell, else named ``<output>_dim<axis>``.
+        inference can tell (an output's batch dimension carries the name
+        given to the input's, ``"batch"``), else named ``<output>_dim<axis>``.
     weights_as_inputs
         Shared variables (or their names) to keep as model inputs instead of
         storing their values, to feed other weights at run time.
