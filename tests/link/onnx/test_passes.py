@@ -133,3 +133,22 @@ def test_the_exported_cnn_computes_what_pytensor_computes(dtype, batch):
         np.testing.assert_allclose(
             probabilities, expected, rtol=tolerance, atol=tolerance
         )
+
+
+def test_a_reshape_of_the_batch_keeps_its_name_and_reads_no_shape():
+    x = pt.matrix("x")
+    w = pytensor.shared(np.arange(3.0), name="w")
+    y = pt.tanh(x.reshape((x.shape[0], 2, 3)) * w).sum(-1)
+    f = pytensor.function([x], y, mode="ONNX")
+    model = export_onnx(f, dims={"x": ("batch", 6)})
+    [output] = model.graph.output
+    dims = output.type.tensor_type.shape.dim
+    assert [dim.dim_param or dim.dim_value for dim in dims] == ["batch", 2]
+    assert "Shape" not in [node.op_type for node in model.graph.node]
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    for batch in (0, 1, 4):
+        values = np.random.default_rng(batch).normal(size=(batch, 6))
+        [result] = session.run(None, {"x": values})
+        np.testing.assert_allclose(result, f(values), rtol=1e-12)

@@ -656,7 +656,7 @@ def name_output_dims(model, skeleton, static_dims_relaxed: bool):
                 dim.Clear()
     if not cleared:
         return
-    inferred = onnx.shape_inference.infer_shapes(probe)
+    inferred = onnx.shape_inference.infer_shapes(probe, data_prop=True)
     for index, axis in cleared:
         dim = inferred.graph.output[index].type.tensor_type.shape.dim[axis]
         for declaring in (model, skeleton):

@@ -8,10 +8,13 @@ a chain, symbolic dims by name: a chain of ``Reshape``, ``Squeeze``,
 ``Unsqueeze`` and ``Flatten`` nodes whose result has the shape of one of its
 inputs is that input, and an elementwise function of one value commutes with
 reshapes, so it moves above them to let the chains around it meet. A
-``Reshape`` that merges all axes but the first becomes a ``Flatten``.
+``Reshape`` that merges all axes but the first becomes a ``Flatten``, and one
+whose only symbolic dim is its input's gets a constant target.
 """
 
 import math
+
+import numpy as np
 
 from onnx import helper, numpy_helper
 from pytensor.link.onnx.passes.fold_constants import static_shapes
@@ -44,7 +47,9 @@ def remove_reshape_chains(graph, context):
         shapes = static_shapes(context.model, context.weights)
         if not (skip_round_trips(graph, shapes) | hoist_elementwise(graph)):
             break
-    flatten_to_matrices(graph, static_shapes(context.model, context.weights))
+    shapes = static_shapes(context.model, context.weights)
+    flatten_to_matrices(graph, shapes)
+    constant_reshape_targets(graph, shapes)
 
 
 def skip_round_trips(graph, shapes) -> bool:
@@ -92,6 +97,38 @@ def flatten_to_matrices(graph, shapes):
         del node.attribute[:]
         node.op_type = "Flatten"
         node.attribute.append(helper.make_attribute("axis", 1))
+
+
+def constant_reshape_targets(graph, shapes):
+    """Give each ``Reshape`` whose result has one symbolic dim, the input's dim
+    at the same axis, a constant target that copies that dim (0 with
+    ``allowzero=0``) instead of one computed at run time. Shape inference then
+    still knows the dim's name."""
+    constants = {t.name for t in graph.initializer}
+    names = constants | produced(graph)
+    for node in graph.node:
+        if node.op_type != "Reshape" or node.input[1] in constants:
+            continue
+        before, after = shapes.get(node.input[0]), shapes.get(node.output[0])
+        if not (is_known(before) and is_known(after)):
+            continue
+        symbolic = [axis for axis, dim in enumerate(after) if not isinstance(dim, int)]
+        if len(symbolic) != 1 or 0 in after:
+            continue
+        [axis] = symbolic
+        if axis >= len(before) or before[axis] != after[axis]:
+            continue
+        target = fresh(f"{node.output[0]}_shape", names)
+        dims = [0 if position == axis else dim for position, dim in enumerate(after)]
+        graph.initializer.append(
+            numpy_helper.from_array(np.array(dims, dtype="int64"), target)
+        )
+        node.input[1] = target
+        del node.attribute[:]
+
+
+def produced(graph) -> set[str]:
+    return {name for node in graph.node for name in node.output}
 
 
 def last_target_entry(target, producers, constants):
