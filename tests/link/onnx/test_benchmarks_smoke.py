@@ -88,7 +88,8 @@ def test_every_workload_reports_numbers_or_a_reason(quick_run):
     torch_comparison = data["torch_comparison"]
     if torch_comparison["status"] == "ok":
         networks = torch_comparison["networks"]
-        assert set(networks) == {"MLP", "CNN"}
+        # without torch, the CNN is compared with torch's committed export
+        assert set(networks) in ({"MLP", "CNN"}, {"CNN"})
         for result in networks.values():
             assert result["outputs_agree"]
             assert set(result["models"]) == {"export_onnx", "torch.onnx.export"}

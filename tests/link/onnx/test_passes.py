@@ -3,6 +3,7 @@ import onnxruntime as ort
 import pytensor.tensor as pt
 import pytest
 from onnx import TensorProto, helper
+from pytensor.compile.mode import Mode
 
 import pytensor
 from pytensor.link.onnx import export_onnx
@@ -108,3 +109,100 @@ def test_a_reduction_read_without_its_axes_too_keeps_them_apart():
     total = x.sum(axis=1)
     outputs = [total, total[:, None] * 2.0, total.dimshuffle("x", 0)]
     compare_onnx_and_py([x], outputs, [np.arange(12.0).reshape(3, 4)])
+
+
+def digits_cnn(images, first, second, dense):
+    """Two 3x3 convolution layers, 2x2 max-pooling and a dense softmax layer."""
+
+    def layer(x, kernels):
+        return pt.maximum(
+            pt.signal.convolve2d(x[:, None], kernels[None], mode="valid").sum(axis=2), 0
+        )
+
+    features = layer(layer(images, first), second)
+    b, c, h, w = features.shape
+    pooled = features.reshape((b, c, h // 2, 2, w // 2, 2)).max(axis=(3, 5))
+    return pt.special.softmax(pooled.reshape((images.shape[0], -1)) @ dense, axis=-1)
+
+
+def digits_cnn_function(dtype, mode="ONNX"):
+    gen = np.random.default_rng(3)
+    # constant weights, as in benchmarks/workloads.py: the reshape before the
+    # max then has static channel and window lengths
+    weights = [
+        gen.normal(0, 0.3, shape).astype(dtype)
+        for shape in [(8, 1, 3, 3), (16, 8, 3, 3), (64, 10)]
+    ]
+    images = pt.tensor("x", dtype=dtype, shape=(None, 1, 8, 8))
+    return pytensor.function([images], digits_cnn(images, *weights), mode=mode)
+
+
+def cnn_images(dtype, batch):
+    values = np.random.default_rng(4).uniform(0, 16, (batch, 1, 8, 8)).astype(dtype)
+    if batch > 1:
+        # NaN, +inf and -inf, some in one pooling window
+        values[0, 0, 0, :3] = [np.nan, np.inf, -np.inf]
+        values[1, 0, 4:7, 4] = [np.inf, -np.inf, np.inf]
+    return values
+
+
+def test_the_exported_cnn_has_no_shape_arithmetic_left():
+    model = export_onnx(digits_cnn_function("float32"), dims={"x": ("batch", 1, 8, 8)})
+    op_types = [node.op_type for node in model.graph.node]
+    # torch.onnx's export of this network: Conv, Relu, Conv, Relu, MaxPool,
+    # Flatten, MatMul, Softmax; the NaN of PyTensor's max costs 5 more
+    assert sorted(op_types) == sorted(
+        [
+            *("Conv", "Relu", "Conv", "Relu", "MaxPool", "Flatten", "MatMul"),
+            *("Softmax", "IsNaN", "Cast", "MaxPool", "Cast", "Where"),
+        ]
+    )
+
+
+def test_the_exported_cnn_output_carries_the_batch_dim_name():
+    model = export_onnx(digits_cnn_function("float32"), dims={"x": ("batch", 1, 8, 8)})
+    [output] = model.graph.output
+    dims = output.type.tensor_type.shape.dim
+    assert [dim.dim_param or dim.dim_value for dim in dims] == ["batch", 10]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("batch", [1, 5, 0])
+def test_the_exported_cnn_computes_what_pytensor_computes(dtype, batch):
+    f = digits_cnn_function(dtype)
+    model = export_onnx(f, dims={"x": ("batch", 1, 8, 8)})
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    images = cnn_images(dtype, batch)
+    [probabilities] = session.run(None, {"x": images})
+    tolerance = {"float32": 1e-5, "float64": 1e-12}[dtype]
+    # PyTensor's default mode (Numba in 3.x) drops the NaN of a convolution
+    # window holding NaN or both infinities, where its Python linker keeps it
+    # (and NumPy's vectorize, which the Python linker uses, rejects batch 0)
+    modes = ["ONNX", *[Mode(linker="py")] * (batch > 0), *[None] * (batch == 1)]
+    for mode in modes:
+        expected = digits_cnn_function(dtype, mode)(images)
+        assert probabilities.dtype == expected.dtype
+        np.testing.assert_allclose(
+            probabilities, expected, rtol=tolerance, atol=tolerance
+        )
+
+
+def test_a_reshape_of_the_batch_keeps_its_name_and_reads_no_shape():
+    x = pt.matrix("x")
+    w = pytensor.shared(np.arange(3.0), name="w")
+    y = pt.tanh(x.reshape((x.shape[0], 2, 3)) * w).sum(-1)
+    f = pytensor.function([x], y, mode="ONNX")
+    model = export_onnx(f, dims={"x": ("batch", 6)})
+    [output] = model.graph.output
+    dims = output.type.tensor_type.shape.dim
+    assert [dim.dim_param or dim.dim_value for dim in dims] == ["batch", 2]
+    assert "Shape" not in [node.op_type for node in model.graph.node]
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    for batch in (0, 1, 4):
+        values = np.random.default_rng(batch).normal(size=(batch, 6))
+        [result] = session.run(None, {"x": values})
+        np.testing.assert_allclose(result, f(values), rtol=1e-12)

@@ -4,6 +4,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.pooling import max_pooled
 from pytensor.link.onnx.dispatch.scalar import (
     apply_in,
     cast_all,
@@ -158,6 +159,8 @@ CAREDUCE_CONVERTERS = {
 def onnx_funcify_CAReduce(op, node, builder, inputs, value_names=None, **kwargs):
     if (summed := summed_convolution(builder, node, value_names)) is not None:
         return [summed]
+    if (pooled := max_pooled(builder, node, value_names)) is not None:
+        return [pooled]
     x = builder.value(inputs[0], node.inputs[0].type.dtype)
     out_dtype = node.outputs[0].type.dtype
     axes = reduced_axes(op.axis, x_ndim(node))

@@ -212,7 +212,8 @@ def export_onnx(
         must agree on its size), ``None`` keeps the default: the static size of
         the variable's type, else a symbolic dimension ``<input>_dim<axis>``.
         Output dimensions are inferred from the inputs' where ONNX shape
-        inference can tell, else named ``<output>_dim<axis>``.
+        inference can tell (an output's batch dimension carries the name
+        given to the input's, ``"batch"``), else named ``<output>_dim<axis>``.
     weights_as_inputs
         Shared variables (or their names) to keep as model inputs instead of
         storing their values, to feed other weights at run time.
@@ -718,7 +719,7 @@ def name_output_dims(model, skeleton, static_dims_relaxed: bool):
                 dim.Clear()
     if not cleared:
         return
-    inferred = onnx.shape_inference.infer_shapes(probe)
+    inferred = onnx.shape_inference.infer_shapes(probe, data_prop=True)
     for index, axis in cleared:
         dim = inferred.graph.output[index].type.tensor_type.shape.dim[axis]
         for declaring in (model, skeleton):

@@ -18,6 +18,7 @@ from pytensor.link.onnx.passes.fold_constants import fold_constants
 from pytensor.link.onnx.passes.graphs import remove_unread
 from pytensor.link.onnx.passes.if_branches import move_into_branches
 from pytensor.link.onnx.passes.kept_axes import keep_reduced_axes
+from pytensor.link.onnx.passes.reshape_chains import remove_reshape_chains
 
 
 @dataclass
@@ -57,6 +58,7 @@ GRAPH_PASSES = (
     keep_reduced_axes,
     move_into_branches,
     fold_export_constants,
+    remove_reshape_chains,
     remove_unread_values,
 )
 
