@@ -187,6 +187,7 @@ def run_pytest(release, mode, args, outcomes_file=None):
             "pytest.ini",
             "-p",
             "no:cacheprovider",
+            "--benchmark-disable",
             *args,
         ],
         cwd=VENDORED / release,
