@@ -666,3 +666,22 @@ def test_steps_differ_and_calls_repeat_without_the_update_like_pytensor():
         first = fn()
         assert np.unique(first).size == first.size
         np.testing.assert_array_equal(fn(), first)
+
+
+def test_a_scan_without_steps_returns_empty_nit_sot_outputs():
+    # scan_save_mem keeps one entry of zs; without steps it still has none
+    x0 = pt.scalar("x0")
+    seq = pt.vector("seq")
+    n_steps = pt.scalar("n_steps", dtype="int64")
+    [_, zs] = scan(
+        lambda s, previous: ((previous + 1, previous + 1 + s), until(previous >= 9)),
+        sequences=[seq],
+        outputs_info=[x0, None],
+        n_steps=n_steps,
+    )
+    last = pytensor.function([x0, seq, n_steps], zs[-1], mode="ONNX")
+    np.testing.assert_allclose(last(0.0, np.zeros(20), 20), 10.0)
+    with pytest.raises(IndexError):
+        last(0.0, np.zeros(20), 0)
+    steps = pytensor.function([x0, seq, n_steps], zs.shape[0], mode="ONNX")
+    assert steps(0.0, np.zeros(20), 0) == 0

@@ -188,6 +188,22 @@ def test_choose(mode, a_shape, choices_shape):
     )
 
 
+@pytest.mark.parametrize("as_sequence", [list, tuple])
+def test_choose_from_a_list_of_arrays_that_broadcast(as_sequence):
+    a = pt.tensor3("a", dtype="int32")
+    b = pt.tensor3("b")
+    c = pt.tensor3("c")
+    compare_onnx_and_py(
+        [a, b, c],
+        pt.choose(a, as_sequence([b, c])),
+        [
+            rng.integers(0, 2, (2, 1, 1)).astype("int32"),
+            rng.normal(size=(1, 6, 1)),
+            rng.normal(size=(1, 1, 5)),
+        ],
+    )
+
+
 def test_choose_out_of_range_raises_numpys_error():
     a = pt.lvector("a")
     choices = pt.matrix("choices")

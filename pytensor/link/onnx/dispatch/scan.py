@@ -389,8 +389,11 @@ def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
             strict=True,
         )
     ]
+    # As Scan.perform: without steps, nit-sot outputs are empty
     nit_sot_outputs = [
-        outer_buffer(traces[index], size.cast("int64"), missing_steps)
+        outer_buffer(
+            traces[index], where(n_steps > 0, size.cast("int64"), 0), missing_steps
+        )
         for index, size in zip(nit_sot_index, op.outer_nitsot(outer), strict=True)
     ]
     outputs = [*mit_mot_outputs, *traced_outputs, *nit_sot_outputs, *untraced_outputs]

@@ -17,6 +17,7 @@ from pytensor.tensor.basic import (
 )
 from pytensor.tensor.shape import Shape_i
 from pytensor.tensor.type import TensorType
+from pytensor.typed_list.basic import MakeList
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.extra_ops import bounded_index
@@ -27,6 +28,7 @@ from pytensor.link.onnx.dispatch.shape import (
     require_same_lengths,
 )
 from pytensor.link.onnx.value import (
+    Value,
     along_axis,
     arange,
     concat,
@@ -227,21 +229,49 @@ def onnx_funcify_Nonzero(op, node, builder, inputs, **kwargs):
     ]
 
 
+def stacked_choices(choices_var, name, builder, a: Value, a_ndim, ndim) -> Value:
+    """The choices of a ``Choose`` as one array, the choices along axis 0,
+    broadcast against each other and ``a``: an array input as it is, the
+    elements of a list that ``MakeList`` builds stacked."""
+    if isinstance(choices_var.type, TensorType):
+        return builder.value(name, choices_var.type.dtype)
+    owner = choices_var.owner
+    if owner is None or not isinstance(owner.op, MakeList):
+        raise NotImplementedError(
+            "choose from a list whose length is only known at run time is not "
+            "supported: pass the choices as a tuple, a list or one array"
+        )
+    dtype = choices_var.type.ttype.dtype
+    if max(a_ndim, choices_var.type.ttype.ndim) != ndim:
+        raise NotImplementedError(
+            f"choose gives {ndim}-d values here while NumPy's result of a list of "
+            f"{choices_var.type.ttype.ndim}-d choices has more dims: give the "
+            "index array as many dims as the choices"
+        )
+    elements = [
+        a.apply("SequenceAt", builder.value(name, dtype), a.indices(i), dtype=dtype)
+        for i in range(len(owner.inputs))
+    ]
+    shape = a
+    for element in elements:
+        shape = shape.expand(element.shape())
+    shape = shape.shape()
+    return concat([element.expand(shape).unsqueeze([0]) for element in elements], 0)
+
+
 @onnx_funcify.register(Choose)
 def onnx_funcify_Choose(op, node, builder, inputs, **kwargs):
     a_var, choices_var = node.inputs
-    if not isinstance(choices_var.type, TensorType):
-        raise NotImplementedError(
-            "choose from a list of arrays of different shapes is not supported: "
-            "stack the choices into one array"
-        )
     a = builder.value(inputs[0], a_var.type.dtype).cast("int64")
-    choices = builder.value(inputs[1], choices_var.type.dtype)
+    ndim = node.outputs[0].type.ndim
+    choices = stacked_choices(choices_var, inputs[1], builder, a, a_var.type.ndim, ndim)
     n_choices = choices.shape(0, 1)
     a = bounded_index(a, n_choices, op.mode, "invalid entry in choice array")
-    ndim = node.outputs[0].type.ndim
     a = a.expand(choices.shape(1)).unsqueeze([0])
-    extra_axes = ndim - (choices_var.type.ndim - 1)
+    choices_ndim = (
+        choices_var.type.ndim if isinstance(choices_var.type, TensorType) else ndim + 1
+    )
+    extra_axes = ndim - (choices_ndim - 1)
     if extra_axes:
         choices = choices.unsqueeze(list(range(1, extra_axes + 1)))
     choices = choices.expand(concat([n_choices, a.shape(1)], axis=0))
