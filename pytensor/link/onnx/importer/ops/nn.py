@@ -43,9 +43,24 @@ def hardmax(x, axis):
     return cast(pt.eq(positions, index), x.dtype)
 
 
+def softmax_any_float(x, axis):
+    if x.dtype != "float16":
+        return softmax(x, axis=axis)
+    # PyTensor's Softmax runs its inner graph in the default mode, which may
+    # lack float16 (Numba); this is the float16 arithmetic of ONNX's reference.
+    exp = pt.exp(x - pt.max(x, axis=axis, keepdims=True))
+    return exp / pt.sum(exp, axis=axis, keepdims=True)
+
+
+def log_softmax_any_float(x, axis):
+    if x.dtype != "float16":
+        return log_softmax(x, axis=axis)
+    return pt.log(softmax_any_float(x, axis))
+
+
 for op_type, function in [
-    ("Softmax", lambda x, axis: softmax(x, axis=axis)),
-    ("LogSoftmax", lambda x, axis: log_softmax(x, axis=axis)),
+    ("Softmax", softmax_any_float),
+    ("LogSoftmax", log_softmax_any_float),
     ("Hardmax", hardmax),
 ]:
     onnx_op(op_type, until=12)(coerced_2d(function))
