@@ -82,13 +82,52 @@ def scatter_elements(node, x, indices, updates):
     return scatter(node, x, grid_indices(x, indices, axis), updates)
 
 
+REDUCTIONS = {
+    "mul": (pt.prod, pt.mul),
+    "max": (pt.max, pt.maximum),
+    "min": (pt.min, pt.minimum),
+}
+
+
 def scatter(node, x, index, updates):
     reduction = node.attr("reduction", "none")
     if reduction == "none":
         return pt.set_subtensor(x[index], updates)
     if reduction == "add":
         return pt.inc_subtensor(x[index], updates)
-    raise NotImplementedError(f"{node.label}: reduction {reduction!r}")
+    if reduction not in REDUCTIONS:
+        raise NotImplementedError(f"{node.label}: reduction {reduction!r}")
+    reduce, combine = REDUCTIONS[reduction]
+    targets = x[index]
+    merged = merge_duplicates(index, updates, reduction, reduce)
+    return pt.set_subtensor(targets, combine(targets, merged))
+
+
+def identity_of(reduction, dtype):
+    if reduction == "mul":
+        return np.ones((), dtype)
+    limits = np.finfo(dtype) if dtype.kind in "fc" else np.iinfo(dtype)
+    bound = np.inf if dtype.kind in "fc" else limits.max
+    return np.asarray(-bound if reduction == "max" else bound, dtype)
+
+
+def merge_duplicates(index, updates, reduction, reduce):
+    """``updates`` with each entry replaced by the reduction of all the updates
+    aimed at the same element, so that every duplicate writes the same value.
+
+    Compares every update's target with every other's: memory grows with the
+    square of the number of updates.
+    """
+    points = pt.broadcast_arrays(*index)
+    batch = points[0].ndim
+    flat = [as_int64(p).ravel() for p in points]
+    rest = updates.shape[batch:]
+    values = updates.reshape((-1, *[rest[i] for i in range(updates.ndim - batch)]))
+    same = pt.all(pt.stack([pt.eq(f[:, None], f[None, :]) for f in flat]), axis=0)
+    same = same.reshape((*same.shape, *[1] * (updates.ndim - batch)))
+    neutral = pt.constant(identity_of(reduction, np.dtype(updates.dtype)))
+    merged = reduce(pt.where(same, values[None], neutral), axis=1)
+    return merged.reshape(updates.shape)
 
 
 def nd_index(x, indices, batch_dims=0):
@@ -120,6 +159,27 @@ def gather_nd(node, x, indices):
 @onnx_op("ScatterND")
 def scatter_nd(node, x, indices, updates):
     return scatter(node, x, nd_index(x, indices), updates)
+
+
+@onnx_op("TensorScatter")
+def tensor_scatter(node, cache, update, write_indices=None):
+    axis = normalize_axis(node.attr("axis", -2), cache.ndim)
+    starts = (
+        pt.zeros(cache.shape[0], dtype="int64")
+        if write_indices is None
+        else as_int64(write_indices)
+    )
+    positions = starts[:, None] + pt.arange(update.shape[axis])[None, :]
+    if node.attr("mode", "linear") == "circular":
+        positions = positions % cache.shape[axis]
+    index = [
+        pt.arange(cache.shape[d]).reshape(
+            [-1 if e == d else 1 for e in range(axis + 1)]
+        )
+        for d in range(axis)
+    ]
+    index.append(positions.reshape([-1, *[1] * (axis - 1), positions.shape[1]]))
+    return pt.set_subtensor(cache[tuple(index)], update)
 
 
 @onnx_op("Compress")
