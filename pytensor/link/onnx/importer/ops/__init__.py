@@ -37,6 +37,8 @@ FAMILIES = [
     "signal",
     "image",
     "quantization",
+    "training",
+    "ml",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}
