@@ -39,6 +39,7 @@ FAMILIES = [
     "quantization",
     "training",
     "ml",
+    "bitcast",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}
