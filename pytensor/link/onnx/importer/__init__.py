@@ -69,8 +69,8 @@ def import_onnx(
         variables of the declared type.
     input_shapes
         Shapes, by input name, that replace the declared ones for the new
-        input variables; ``None`` marks a dimension of any length (files
-        often fix a batch of 1).
+        input variables (for a sequence, the shape of its elements); ``None``
+        marks a dimension of any length (files often fix a batch of 1).
     float_dtype
         ``"float32"`` or ``"float64"``: every floating-point value (inputs,
         weights, constants, casts) gets this dtype. By default each keeps the
@@ -166,10 +166,11 @@ def new_input(info, scope):
     kind = info.type.WhichOneof("value")
     if kind == "sequence_type":
         element = info.type.sequence_type.elem_type.tensor_type
-        shape = declared_shape(element)
+        shape = scope.options.input_shapes.get(info.name, declared_shape(element))
         if shape is None:
             raise ONNXImportError(
-                f"input {info.name!r} is a sequence of tensors of unknown rank"
+                f"input {info.name!r} is a sequence of tensors of unknown rank: "
+                "give the shape of its elements in input_shapes"
             )
         tensor = pt.TensorType(
             scope.dtype(element.elem_type), shape=(None,) * len(shape)

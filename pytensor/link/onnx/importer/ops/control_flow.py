@@ -26,8 +26,6 @@ def scalar(x):
 def if_then_else(node, condition):
     then_outputs = node.subgraph("then_branch")()
     else_outputs = node.subgraph("else_branch")()
-    if any(not hasattr(x, "dtype") for x in then_outputs + else_outputs):
-        raise NotImplementedError(f"{node.label}: If returning sequences")
     chosen = ifelse(scalar(condition), then_outputs, else_outputs)
     return chosen if isinstance(chosen, list | tuple) else [chosen]
 
@@ -68,6 +66,10 @@ def keeps_going(body, initial):
 def loop(node, trip_count=None, condition=None, *initial):
     body = node.subgraph("body")
     n_states = len(initial)
+    if not all(isinstance(state, pt.TensorVariable) for state in initial):
+        raise NotImplementedError(
+            f"{node.label}: Loop carrying sequences (PyTensor's Scan carries tensors)"
+        )
     if is_always_true(condition) and keeps_going(body, initial):
         condition = None
     running = (
