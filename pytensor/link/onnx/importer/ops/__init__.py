@@ -40,6 +40,7 @@ FAMILIES = [
     "training",
     "ml",
     "bitcast",
+    "optional",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}
