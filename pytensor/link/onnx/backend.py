@@ -107,6 +107,7 @@ def compile_model(model, mode, kwargs):
         imported.inputs,
         imported.outputs,
         mode=mode,
+        updates=imported.updates,
         on_unused_input="ignore",
         accept_inplace=True,
     )

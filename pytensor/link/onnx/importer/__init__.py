@@ -8,7 +8,7 @@ Each ONNX op is imported by a handler of the op family modules in
 to register one.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytensor.tensor as pt
 
@@ -33,6 +33,9 @@ class ImportedModel:
     shared
         The shared variables made from initializers, by initializer name
         (empty unless ``shared_initializers=True``).
+    updates
+        The updates of the random generators of the model's random ops, to
+        pass to ``pytensor.function`` so that each call draws anew.
     """
 
     inputs: list
@@ -40,6 +43,7 @@ class ImportedModel:
     input_names: list
     output_names: list
     shared: dict
+    updates: dict = field(default_factory=dict)
 
     def __getitem__(self, name):
         """The output variable named ``name`` in the ONNX model."""
@@ -126,6 +130,7 @@ def import_onnx(
         input_names=[i.name for i in real_inputs],
         output_names=[o.name for o in graph.output],
         shared=scope.shared,
+        updates=scope.updates,
     )
 
 

@@ -41,16 +41,19 @@ def opset_versions(opset_imports) -> dict[str, int]:
 class Scope:
     """The values visible to one graph: its own, then those of enclosing graphs."""
 
-    def __init__(self, options, opsets, functions, values=None):
+    def __init__(self, options, opsets, functions, values=None, updates=None):
         self.options = options
         self.opsets = opsets
         self.functions = functions
         self.values = ChainMap() if values is None else values
         self.shared = {}
+        self.updates = {} if updates is None else updates
 
     def child(self, opsets=None, isolated=False):
         values = ChainMap() if isolated else self.values.new_child()
-        return Scope(self.options, opsets or self.opsets, self.functions, values)
+        return Scope(
+            self.options, opsets or self.opsets, self.functions, values, self.updates
+        )
 
     def dtype(self, elem_type: int) -> np.dtype:
         return numpy_dtype(elem_type, self.options.float_dtype)

@@ -9,7 +9,6 @@ from pytensor.tensor.special import log_softmax, softmax
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
     cast,
-    constant_value,
     like,
     normalize_axis,
 )
@@ -342,13 +341,3 @@ def lrn(node, x):
     )
     window_sum = sum(padded[:, i : i + x.shape[1]] for i in range(size))
     return x / (like(bias, x) + like(alpha / size, x) * window_sum) ** like(beta, x)
-
-
-@onnx_op("Dropout")
-def dropout(node, x, ratio=None, training_mode=None):
-    training = constant_value(training_mode) if training_mode is not None else False
-    drops = constant_value(ratio) if ratio is not None else node.attr("ratio", 0.5)
-    never_drops = drops is not None and float(drops) == 0
-    if not never_drops and (training is None or bool(training)):
-        raise NotImplementedError(f"{node.label}: Dropout in training mode is random")
-    return [x, pt.ones_like(x, dtype="bool")]
