@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.gradient import zero_grad
 
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
@@ -99,8 +100,11 @@ def scatter(node, x, index, updates):
         raise NotImplementedError(f"{node.label}: reduction {reduction!r}")
     reduce, combine = REDUCTIONS[reduction]
     targets = x[index]
-    merged = merge_duplicates(index, updates, reduction, reduce)
-    return pt.set_subtensor(targets, combine(targets, merged))
+    merged, first = merge_duplicates(index, updates, reduction, reduce)
+    written = combine(targets, merged)
+    # Every duplicate writes the same value; the gradient goes through one.
+    written = pt.where(first, written, zero_grad(written))
+    return pt.set_subtensor(targets, written)
 
 
 def identity_of(reduction, dtype):
@@ -113,21 +117,28 @@ def identity_of(reduction, dtype):
 
 def merge_duplicates(index, updates, reduction, reduce):
     """``updates`` with each entry replaced by the reduction of all the updates
-    aimed at the same element, so that every duplicate writes the same value.
+    aimed at the same element, and whether each entry is the first so aimed.
 
     Compares every update's target with every other's: memory grows with the
     square of the number of updates.
     """
     points = pt.broadcast_arrays(*index)
     batch = points[0].ndim
+    slice_dims = updates.ndim - batch
     flat = [as_int64(p).ravel() for p in points]
-    rest = updates.shape[batch:]
-    values = updates.reshape((-1, *[rest[i] for i in range(updates.ndim - batch)]))
+    rest = [updates.shape[batch + i] for i in range(slice_dims)]
+    values = updates.reshape((-1, *rest))
     same = pt.all(pt.stack([pt.eq(f[:, None], f[None, :]) for f in flat]), axis=0)
-    same = same.reshape((*same.shape, *[1] * (updates.ndim - batch)))
+    earlier = pt.lt(
+        pt.arange(same.shape[1])[None, :], pt.arange(same.shape[0])[:, None]
+    )
+    first = pt.invert(pt.any(same & earlier, axis=1))
+    same = same.reshape((*same.shape, *[1] * slice_dims))
     neutral = pt.constant(identity_of(reduction, np.dtype(updates.dtype)))
     merged = reduce(pt.where(same, values[None], neutral), axis=1)
-    return merged.reshape(updates.shape)
+    batch_shape = [points[0].shape[i] for i in range(batch)]
+    first = first.reshape((*batch_shape, *[1] * slice_dims))
+    return merged.reshape(updates.shape), first
 
 
 def nd_index(x, indices, batch_dims=0):
