@@ -1,11 +1,11 @@
 """Scatter reductions and TensorScatter imported with ONNX's semantics."""
 
 import numpy as np
+import pytensor.tensor as pt
 import pytest
 from onnx import TensorProto, helper
 
 import pytensor
-import pytensor.tensor as pt
 from pytensor.link.onnx import import_onnx
 from tests.link.onnx.import_helpers import (
     assert_matches_reference,
