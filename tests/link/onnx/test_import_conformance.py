@@ -2,7 +2,8 @@
 
 Every node test that fails is listed, with its reason, in
 ``onnx_conformance_exclusions.toml`` and runs as ``xfail(strict=True)``, so a
-test that starts passing is noticed. By default a fixed share of the suite
+test that starts passing is noticed (except those comparing random draws,
+which may match by chance). By default a fixed share of the suite
 runs in a fast Python mode, and a small sample under the C, Numba and ONNX
 modes. All 1,884 tests::
 
@@ -26,7 +27,7 @@ EXCLUSIONS = tomllib.loads(EXCLUSIONS_FILE.read_text())["xfail"]
 N_NODE_TESTS = 1884
 # The target, and the count this branch reaches (raise it as it grows).
 TARGET_PASSING = 1610
-PASSING_FLOOR = 1494
+PASSING_FLOOR = 1553
 CI_SHARE_STEP = 5
 MODE_SAMPLE = [
     "test_add_bcast",
@@ -70,7 +71,9 @@ def node_test_case(backend, selected, marks=()):
         for mark in marks:
             function = mark(function)
         if base in EXCLUSIONS:
-            function = pytest.mark.xfail(reason=EXCLUSIONS[base], strict=True)(function)
+            reason = EXCLUSIONS[base]
+            strict = not reason.startswith("random draws")
+            function = pytest.mark.xfail(reason=reason, strict=strict)(function)
         setattr(case, name, function)
     return case
 

@@ -33,52 +33,30 @@ def dtype_of(node, default):
     return default if to is None else node.dtype(to)
 
 
-@onnx_op("RandomUniform")
-def random_uniform(node):
-    value = draw(
-        node,
-        pt.random.uniform,
-        node.attr("low", 0.0),
-        node.attr("high", 1.0),
-        shape=node.attr("shape"),
-    )
-    return cast(value, dtype_of(node, node.dtype(1)))
+DISTRIBUTIONS = {
+    "RandomUniform": (pt.random.uniform, ("low", 0.0), ("high", 1.0)),
+    "RandomNormal": (pt.random.normal, ("mean", 0.0), ("scale", 1.0)),
+}
 
 
-@onnx_op("RandomUniformLike")
-def random_uniform_like(node, x):
-    value = draw(
-        node,
-        pt.random.uniform,
-        node.attr("low", 0.0),
-        node.attr("high", 1.0),
-        shape=x.shape,
-    )
-    return cast(value, dtype_of(node, x.dtype))
+def parameters(node, first, second):
+    return [node.attr(*first), node.attr(*second)]
 
 
-@onnx_op("RandomNormal")
-def random_normal(node):
-    value = draw(
-        node,
-        pt.random.normal,
-        node.attr("mean", 0.0),
-        node.attr("scale", 1.0),
-        shape=node.attr("shape"),
-    )
-    return cast(value, dtype_of(node, node.dtype(1)))
+for op_type, (distribution, first, second) in DISTRIBUTIONS.items():
 
+    @onnx_op(op_type)
+    def random(node, distribution=distribution, first=first, second=second):
+        shape = node.attr("shape")
+        value = draw(node, distribution, *parameters(node, first, second), shape=shape)
+        return cast(value, dtype_of(node, node.dtype(1)))
 
-@onnx_op("RandomNormalLike")
-def random_normal_like(node, x):
-    value = draw(
-        node,
-        pt.random.normal,
-        node.attr("mean", 0.0),
-        node.attr("scale", 1.0),
-        shape=x.shape,
-    )
-    return cast(value, dtype_of(node, x.dtype))
+    @onnx_op(f"{op_type}Like")
+    def random_like(node, x, distribution=distribution, first=first, second=second):
+        value = draw(
+            node, distribution, *parameters(node, first, second), shape=x.shape
+        )
+        return cast(value, dtype_of(node, x.dtype))
 
 
 @onnx_op("Dropout")
