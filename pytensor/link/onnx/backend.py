@@ -33,12 +33,17 @@ class PyTensorRep(BackendRep):
         or a single array) and return its outputs as a tuple of arrays
         (lists of arrays for sequences)."""
         names = self.imported.input_names
-        if isinstance(inputs, dict):
-            inputs = [inputs[name] for name in names]
-        elif isinstance(inputs, np.ndarray) and len(names) == 1:
-            inputs = [inputs]
-        values = self.function(*inputs[: len(names)])
+        values = self.function(*in_order(inputs, names))
         return tuple(as_output(value) for value in values)
+
+
+def in_order(inputs, names):
+    """``inputs`` (a list, a dict by name or one array) as a list in ``names``' order."""
+    if isinstance(inputs, dict):
+        return [inputs[name] for name in names]
+    if isinstance(inputs, np.ndarray) and len(names) == 1:
+        return [inputs]
+    return list(inputs[: len(names)])
 
 
 def as_output(value):
@@ -59,10 +64,7 @@ class RankDeferredRep(BackendRep):
 
     def run(self, inputs, **kwargs):
         names = [i.name for i in real_inputs(self.model)]
-        if isinstance(inputs, dict):
-            inputs = [inputs[name] for name in names]
-        elif isinstance(inputs, np.ndarray) and len(names) == 1:
-            inputs = [inputs]
+        inputs = in_order(inputs, names)
         shapes = dict(zip(names, map(any_shape, inputs), strict=False))
         shapes |= self.kwargs.get("input_shapes") or {}
         key = tuple(sorted((n, len(s)) for n, s in shapes.items()))

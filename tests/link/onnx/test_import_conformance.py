@@ -27,7 +27,7 @@ EXCLUSIONS = tomllib.loads(EXCLUSIONS_FILE.read_text())["xfail"]
 N_NODE_TESTS = 1884
 # The target, and the count this branch reaches (raise it as it grows).
 TARGET_PASSING = 1610
-PASSING_FLOOR = 1553
+PASSING_FLOOR = 1554
 CI_SHARE_STEP = 5
 MODE_SAMPLE = [
     "test_add_bcast",
