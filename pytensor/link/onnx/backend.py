@@ -33,18 +33,87 @@ class PyTensorRep(BackendRep):
         or a single array) and return its outputs as a tuple of arrays
         (lists of arrays for sequences)."""
         names = self.imported.input_names
-        if isinstance(inputs, dict):
-            inputs = [inputs[name] for name in names]
-        elif isinstance(inputs, np.ndarray) and len(names) == 1:
-            inputs = [inputs]
-        values = self.function(*inputs[: len(names)])
+        values = self.function(*in_order(inputs, names))
         return tuple(as_output(value) for value in values)
+
+
+def in_order(inputs, names):
+    """``inputs`` (a list, a dict by name or one array) as a list in ``names``' order."""
+    if isinstance(inputs, dict):
+        return [inputs[name] for name in names]
+    if isinstance(inputs, np.ndarray) and len(names) == 1:
+        return [inputs]
+    return list(inputs[: len(names)])
 
 
 def as_output(value):
     if isinstance(value, list):
         return [np.asarray(v) for v in value]
     return np.asarray(value)
+
+
+class RankDeferredRep(BackendRep):
+    """A model with inputs of undeclared rank, imported and compiled for the
+    ranks of the values of each run (once per combination of ranks)."""
+
+    def __init__(self, model, mode, kwargs):
+        self.model = model
+        self.mode = mode
+        self.kwargs = kwargs
+        self.compiled = {}
+
+    def run(self, inputs, **kwargs):
+        names = [i.name for i in real_inputs(self.model)]
+        inputs = in_order(inputs, names)
+        shapes = dict(zip(names, map(any_shape, inputs), strict=False))
+        shapes |= self.kwargs.get("input_shapes") or {}
+        key = tuple(sorted((n, len(s)) for n, s in shapes.items()))
+        if key not in self.compiled:
+            options = self.kwargs | {"input_shapes": shapes}
+            self.compiled[key] = compile_model(self.model, self.mode, options)
+        return self.compiled[key].run(inputs)
+
+
+def any_shape(value):
+    """A shape of the rank of ``value`` (of its elements for a list)."""
+    if isinstance(value, list | tuple):
+        if not value:
+            raise ValueError("a sequence input of undeclared rank cannot be empty")
+        value = value[0]
+    return (None,) * np.ndim(value)
+
+
+def real_inputs(model):
+    initializers = {t.name for t in model.graph.initializer}
+    return [i for i in model.graph.input if i.name not in initializers]
+
+
+def undeclared_ranks(model):
+    """The names of the inputs of ``model`` whose rank is not declared."""
+    names = []
+    for info in real_inputs(model):
+        tensor = info.type.tensor_type
+        if info.type.WhichOneof("value") == "sequence_type":
+            tensor = info.type.sequence_type.elem_type.tensor_type
+        if not tensor.HasField("shape"):
+            names.append(info.name)
+    return names
+
+
+def compile_model(model, mode, kwargs):
+    import pytensor
+    from pytensor.link.onnx.importer import import_onnx
+
+    imported = import_onnx(model, **kwargs)
+    function = pytensor.function(
+        imported.inputs,
+        imported.outputs,
+        mode=mode,
+        updates=imported.updates,
+        on_unused_input="ignore",
+        accept_inplace=True,
+    )
+    return PyTensorRep(imported, function)
 
 
 class PyTensorBackend(Backend):
@@ -59,6 +128,9 @@ class PyTensorBackend(Backend):
     @classmethod
     def prepare(cls, model, device="CPU", mode=None, **kwargs):
         """Import ``model`` and compile it.
+
+        A model with inputs of undeclared rank (and no ``input_shapes`` for
+        them) is imported at its first run, with the ranks of the values given.
 
         Parameters
         ----------
@@ -77,20 +149,16 @@ class PyTensorBackend(Backend):
         -------
         PyTensorRep
         """
-        import pytensor
-        from pytensor.link.onnx.importer import import_onnx
+        from pytensor.link.onnx.importer.loading import load_model
 
         if not cls.supports_device(device):
             raise ValueError(f"the PyTensor backend runs on the CPU, not {device}")
-        imported = import_onnx(model, **kwargs)
-        function = pytensor.function(
-            imported.inputs,
-            imported.outputs,
-            mode=cls.mode if mode is None else mode,
-            on_unused_input="ignore",
-            accept_inplace=True,
-        )
-        return PyTensorRep(imported, function)
+        mode = cls.mode if mode is None else mode
+        model = load_model(model, base_dir=kwargs.pop("base_dir", None))
+        given = kwargs.get("input_shapes") or {}
+        if any(name not in given for name in undeclared_ranks(model)):
+            return RankDeferredRep(model, mode, kwargs)
+        return compile_model(model, mode, kwargs)
 
     @classmethod
     def run_model(cls, model, inputs, device="CPU", **kwargs):

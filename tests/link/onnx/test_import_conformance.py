@@ -2,7 +2,8 @@
 
 Every node test that fails is listed, with its reason, in
 ``onnx_conformance_exclusions.toml`` and runs as ``xfail(strict=True)``, so a
-test that starts passing is noticed. By default a fixed share of the suite
+test that starts passing is noticed (except those comparing random draws,
+which may match by chance). By default a fixed share of the suite
 runs in a fast Python mode, and a small sample under the C, Numba and ONNX
 modes. All 1,884 tests::
 
@@ -26,7 +27,7 @@ EXCLUSIONS = tomllib.loads(EXCLUSIONS_FILE.read_text())["xfail"]
 N_NODE_TESTS = 1884
 # The issue's target, and the count this branch reaches (raise it as it grows).
 TARGET_PASSING = 1610
-PASSING_FLOOR = 1559
+PASSING_FLOOR = 1619
 CI_SHARE_STEP = 5
 MODE_SAMPLE = [
     "test_add_bcast",
@@ -71,7 +72,9 @@ def node_test_case(backend, selected, marks=()):
         for mark in marks:
             function = mark(function)
         if base in EXCLUSIONS:
-            function = pytest.mark.xfail(reason=EXCLUSIONS[base], strict=True)(function)
+            reason = EXCLUSIONS[base]
+            strict = not reason.startswith("random draws")
+            function = pytest.mark.xfail(reason=reason, strict=strict)(function)
         setattr(case, name, function)
     return case
 
@@ -98,10 +101,6 @@ def test_the_exclusions_leave_the_measured_count_passing():
     assert passing >= PASSING_FLOOR
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 14's target of 1,610 passing node tests is not reached yet",
-)
 def test_the_issue_target_is_reached():
     assert N_NODE_TESTS - len(EXCLUSIONS) >= TARGET_PASSING
 

@@ -1,5 +1,6 @@
-"""MaxPool's Indices output against onnxruntime (ONNX's reference gets the
-indices of padded windows wrong) and MaxUnpool against ONNX's reference."""
+"""Neural-network ops whose import has special cases: MaxPool's Indices output
+against onnxruntime (ONNX's reference gets the indices of padded windows
+wrong), MaxUnpool against ONNX's reference, float16 softmax."""
 
 import numpy as np
 import onnxruntime
@@ -49,3 +50,10 @@ def test_max_unpool_inverts_max_pool(with_output_shape):
         "MaxUnpool", feeds, opset=11, kernel_shape=[2, 2], strides=[2, 2]
     )
     assert_matches_reference(model, feeds)
+
+
+@pytest.mark.parametrize("op_type", ["Softmax", "LogSoftmax"])
+def test_float16_softmax_runs_in_float16_arithmetic(op_type):
+    x = np.random.default_rng(1).normal(size=(3, 5)).astype("float16")
+    model = single_node_model(op_type, {"x": x}, opset=18, axis=1)
+    assert_matches_reference(model, {"x": x}, rtol=1e-3, atol=1e-3)

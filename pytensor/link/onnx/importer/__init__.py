@@ -8,7 +8,7 @@ Each ONNX op is imported by a handler of the op family modules in
 to register one.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytensor.tensor as pt
 
@@ -33,6 +33,9 @@ class ImportedModel:
     shared
         The shared variables made from initializers, by initializer name
         (empty unless ``shared_initializers=True``).
+    updates
+        The updates of the random generators of the model's random ops, to
+        pass to ``pytensor.function`` so that each call draws anew.
     """
 
     inputs: list
@@ -40,6 +43,7 @@ class ImportedModel:
     input_names: list
     output_names: list
     shared: dict
+    updates: dict = field(default_factory=dict)
 
     def __getitem__(self, name):
         """The output variable named ``name`` in the ONNX model."""
@@ -69,8 +73,8 @@ def import_onnx(
         variables of the declared type.
     input_shapes
         Shapes, by input name, that replace the declared ones for the new
-        input variables; ``None`` marks a dimension of any length (files
-        often fix a batch of 1).
+        input variables (for a sequence, the shape of its elements); ``None``
+        marks a dimension of any length (files often fix a batch of 1).
     float_dtype
         ``"float32"`` or ``"float64"``: every floating-point value (inputs,
         weights, constants, casts) gets this dtype. By default each keeps the
@@ -126,6 +130,7 @@ def import_onnx(
         input_names=[i.name for i in real_inputs],
         output_names=[o.name for o in graph.output],
         shared=scope.shared,
+        updates=scope.updates,
     )
 
 
@@ -166,10 +171,11 @@ def new_input(info, scope):
     kind = info.type.WhichOneof("value")
     if kind == "sequence_type":
         element = info.type.sequence_type.elem_type.tensor_type
-        shape = declared_shape(element)
+        shape = scope.options.input_shapes.get(info.name, declared_shape(element))
         if shape is None:
             raise ONNXImportError(
-                f"input {info.name!r} is a sequence of tensors of unknown rank"
+                f"input {info.name!r} is a sequence of tensors of unknown rank: "
+                "give the shape of its elements in input_shapes"
             )
         tensor = pt.TensorType(
             scope.dtype(element.elem_type), shape=(None,) * len(shape)

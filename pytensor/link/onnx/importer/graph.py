@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.typed_list import TypedListType
 
 import onnx
 import pytensor
@@ -40,16 +41,19 @@ def opset_versions(opset_imports) -> dict[str, int]:
 class Scope:
     """The values visible to one graph: its own, then those of enclosing graphs."""
 
-    def __init__(self, options, opsets, functions, values=None):
+    def __init__(self, options, opsets, functions, values=None, updates=None):
         self.options = options
         self.opsets = opsets
         self.functions = functions
         self.values = ChainMap() if values is None else values
         self.shared = {}
+        self.updates = {} if updates is None else updates
 
     def child(self, opsets=None, isolated=False):
         values = ChainMap() if isolated else self.values.new_child()
-        return Scope(self.options, opsets or self.opsets, self.functions, values)
+        return Scope(
+            self.options, opsets or self.opsets, self.functions, values, self.updates
+        )
 
     def dtype(self, elem_type: int) -> np.dtype:
         return numpy_dtype(elem_type, self.options.float_dtype)
@@ -217,12 +221,7 @@ class Node:
             version = body_version(schema.function_opset_versions, self.opset)
             body = schema.get_function_with_opset_version(version)
             return onnx.FunctionProto.FromString(body)
-        types = [
-            helper.make_tensor_type_proto(numpy_to_onnx(x.dtype), x.type.shape)
-            if x is not None
-            else onnx.TypeProto()
-            for x in inputs
-        ]
+        types = [type_proto(x) for x in inputs]
         versions = schema.context_dependent_function_opset_versions
         arguments = (
             self.proto.SerializeToString(),
@@ -236,6 +235,18 @@ class Node:
         else:
             body = schema.get_context_dependent_function(*arguments)
         return onnx.FunctionProto.FromString(body)
+
+
+def type_proto(x) -> onnx.TypeProto:
+    """The ONNX type of the imported value ``x`` (a tensor or a typed list)."""
+    if x is None:
+        return onnx.TypeProto()
+    if isinstance(x.type, TypedListType):
+        element = x.type.ttype
+        return helper.make_sequence_type_proto(
+            helper.make_tensor_type_proto(numpy_to_onnx(element.dtype), element.shape)
+        )
+    return helper.make_tensor_type_proto(numpy_to_onnx(x.dtype), x.type.shape)
 
 
 def body_version(versions, opset):

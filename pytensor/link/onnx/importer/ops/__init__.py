@@ -41,6 +41,10 @@ FAMILIES = [
     "detection",
     "convolution",
     "text",
+    "training",
+    "ml",
+    "bitcast",
+    "optional",
 ]
 
 HANDLERS: dict[tuple[str, str], list[tuple[int, float, object]]] = {}

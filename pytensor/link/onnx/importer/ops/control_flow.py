@@ -30,9 +30,10 @@ def if_then_else(node, condition):
         return node.subgraph("then_branch" if known.all() else "else_branch")()
     then_outputs = node.subgraph("then_branch")()
     else_outputs = node.subgraph("else_branch")()
-    if any(not hasattr(x, "dtype") for x in then_outputs + else_outputs):
-        raise NotImplementedError(f"{node.label}: If returning sequences")
-    if any(a.ndim != b.ndim for a, b in zip(then_outputs, else_outputs, strict=True)):
+    if any(
+        getattr(a, "ndim", None) != getattr(b, "ndim", None)
+        for a, b in zip(then_outputs, else_outputs, strict=True)
+    ):
         raise NotImplementedError(
             f"{node.label}: If whose branches return values of different ranks "
             "(PyTensor's IfElse gives each output one type)"
@@ -77,6 +78,10 @@ def keeps_going(body, initial):
 def loop(node, trip_count=None, condition=None, *initial):
     body = node.subgraph("body")
     n_states = len(initial)
+    if not all(isinstance(state, pt.TensorVariable) for state in initial):
+        raise NotImplementedError(
+            f"{node.label}: Loop carrying sequences (PyTensor's Scan carries tensors)"
+        )
     if is_always_true(condition) and keeps_going(body, initial):
         condition = None
     running = (
@@ -124,11 +129,10 @@ def loop(node, trip_count=None, condition=None, *initial):
 
 @onnx_op("Scan", since=9)
 def scan_op(node, *inputs):
-    body = node.subgraph("body")
     n_inputs = node.attr("num_scan_inputs")
     n_states = len(inputs) - n_inputs
     states, sequences = inputs[:n_states], inputs[n_states:]
-    n_outputs = len(body.graph.output) - n_states
+    n_outputs = len(node.subgraph("body").graph.output) - n_states
     in_axes = node.attr("scan_input_axes") or [0] * n_inputs
     in_directions = node.attr("scan_input_directions") or [0] * n_inputs
     out_axes = node.attr("scan_output_axes") or [0] * n_outputs
@@ -137,6 +141,42 @@ def scan_op(node, *inputs):
         along_first_axis(x, axis, reverse)
         for x, axis, reverse in zip(sequences, in_axes, in_directions, strict=True)
     ]
+    finals, stacked = scan_body(node, states, sequences)
+    stacked = [
+        from_first_axis(y, axis, reverse)
+        for y, axis, reverse in zip(stacked, out_axes, out_directions, strict=True)
+    ]
+    return finals + stacked
+
+
+@onnx_op("Scan", until=8)
+def batched_scan(node, sequence_lens, *inputs):
+    """Scan-8: every state and scan input has a leading batch axis, scanned
+    one batch entry after the other (the batch must have a static size)."""
+    if sequence_lens is not None:
+        raise NotImplementedError(f"{node.label}: Scan-8 with sequence_lens")
+    n_states = len(inputs) - node.attr("num_scan_inputs")
+    batch = inputs[0].type.shape[0]
+    if batch is None:
+        raise NotImplementedError(f"{node.label}: Scan-8 over a batch of unknown size")
+    directions = node.attr("directions") or [0] * (len(inputs) - n_states)
+    per_entry = []
+    for b in range(batch):
+        sequences = [
+            along_first_axis(x[b], 0, reverse)
+            for x, reverse in zip(inputs[n_states:], directions, strict=True)
+        ]
+        finals, stacked = scan_body(node, [x[b] for x in inputs[:n_states]], sequences)
+        per_entry.append(finals + stacked)
+    return [pt.stack(outputs) for outputs in zip(*per_entry, strict=True)]
+
+
+def scan_body(node, states, sequences):
+    """The final states and the stacked scan outputs of ``node``'s body run
+    over the first axis of ``sequences``."""
+    body = node.subgraph("body")
+    n_states, n_inputs = len(states), len(sequences)
+    n_outputs = len(body.graph.output) - n_states
 
     def step(*args):
         elements, carried = args[:n_inputs], args[n_inputs:]
@@ -148,14 +188,7 @@ def scan_op(node, *inputs):
     results = scan(
         step, [*states] + [None] * n_outputs, sequences[0].shape[0], sequences
     )
-    finals = [history[-1] for history in results[:n_states]]
-    stacked = [
-        from_first_axis(y, axis, reverse)
-        for y, axis, reverse in zip(
-            results[n_states:], out_axes, out_directions, strict=True
-        )
-    ]
-    return finals + stacked
+    return [history[-1] for history in results[:n_states]], results[n_states:]
 
 
 def along_first_axis(x, axis, reverse):

@@ -84,11 +84,16 @@ UNARY = {
     "Sigmoid": pt.sigmoid,
     "Softplus": pt.softplus,
     "BitwiseNot": pt.bitwise_not,
-    "Identity": lambda x: x,
 }
 
 for op_type, function in UNARY.items():
     onnx_op(op_type)(lambda node, x, function=function: cast(function(x), x.dtype))
+
+
+@onnx_op("Identity")
+def identity(node, x):
+    """``x`` itself, a tensor or a sequence."""
+    return x
 
 
 @onnx_op("Round")

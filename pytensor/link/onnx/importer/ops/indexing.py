@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.gradient import zero_grad
 
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
@@ -82,13 +83,62 @@ def scatter_elements(node, x, indices, updates):
     return scatter(node, x, grid_indices(x, indices, axis), updates)
 
 
+REDUCTIONS = {
+    "mul": (pt.prod, pt.mul),
+    "max": (pt.max, pt.maximum),
+    "min": (pt.min, pt.minimum),
+}
+
+
 def scatter(node, x, index, updates):
     reduction = node.attr("reduction", "none")
     if reduction == "none":
         return pt.set_subtensor(x[index], updates)
     if reduction == "add":
         return pt.inc_subtensor(x[index], updates)
-    raise NotImplementedError(f"{node.label}: reduction {reduction!r}")
+    if reduction not in REDUCTIONS:
+        raise NotImplementedError(f"{node.label}: reduction {reduction!r}")
+    reduce, combine = REDUCTIONS[reduction]
+    targets = x[index]
+    merged, first = merge_duplicates(index, updates, reduction, reduce)
+    written = combine(targets, merged)
+    # Every duplicate writes the same value; the gradient goes through one.
+    written = pt.where(first, written, zero_grad(written))
+    return pt.set_subtensor(targets, written)
+
+
+def identity_of(reduction, dtype):
+    if reduction == "mul":
+        return np.ones((), dtype)
+    limits = np.finfo(dtype) if dtype.kind in "fc" else np.iinfo(dtype)
+    bound = np.inf if dtype.kind in "fc" else limits.max
+    return np.asarray(-bound if reduction == "max" else bound, dtype)
+
+
+def merge_duplicates(index, updates, reduction, reduce):
+    """``updates`` with each entry replaced by the reduction of all the updates
+    aimed at the same element, and whether each entry is the first so aimed.
+
+    Compares every update's target with every other's: memory grows with the
+    square of the number of updates.
+    """
+    points = pt.broadcast_arrays(*index)
+    batch = points[0].ndim
+    slice_dims = updates.ndim - batch
+    flat = [as_int64(p).ravel() for p in points]
+    rest = [updates.shape[batch + i] for i in range(slice_dims)]
+    values = updates.reshape((-1, *rest))
+    same = pt.all(pt.stack([pt.eq(f[:, None], f[None, :]) for f in flat]), axis=0)
+    earlier = pt.lt(
+        pt.arange(same.shape[1])[None, :], pt.arange(same.shape[0])[:, None]
+    )
+    first = pt.invert(pt.any(same & earlier, axis=1))
+    same = same.reshape((*same.shape, *[1] * slice_dims))
+    neutral = pt.constant(identity_of(reduction, np.dtype(updates.dtype)))
+    merged = reduce(pt.where(same, values[None], neutral), axis=1)
+    batch_shape = [points[0].shape[i] for i in range(batch)]
+    first = first.reshape((*batch_shape, *[1] * slice_dims))
+    return merged.reshape(updates.shape), first
 
 
 def nd_index(x, indices, batch_dims=0):
@@ -120,6 +170,27 @@ def gather_nd(node, x, indices):
 @onnx_op("ScatterND")
 def scatter_nd(node, x, indices, updates):
     return scatter(node, x, nd_index(x, indices), updates)
+
+
+@onnx_op("TensorScatter")
+def tensor_scatter(node, cache, update, write_indices=None):
+    axis = normalize_axis(node.attr("axis", -2), cache.ndim)
+    starts = (
+        pt.zeros(cache.shape[0], dtype="int64")
+        if write_indices is None
+        else as_int64(write_indices)
+    )
+    positions = starts[:, None] + pt.arange(update.shape[axis])[None, :]
+    if node.attr("mode", "linear") == "circular":
+        positions = positions % cache.shape[axis]
+    index = [
+        pt.arange(cache.shape[d]).reshape(
+            [-1 if e == d else 1 for e in range(axis + 1)]
+        )
+        for d in range(axis)
+    ]
+    index.append(positions.reshape([-1, *[1] * (axis - 1), positions.shape[1]]))
+    return pt.set_subtensor(cache[tuple(index)], update)
 
 
 @onnx_op("Compress")

@@ -10,7 +10,6 @@ from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
     as_int64,
     cast,
-    constant_value,
     like,
     normalize_axis,
 )
@@ -44,9 +43,24 @@ def hardmax(x, axis):
     return cast(pt.eq(positions, index), x.dtype)
 
 
+def softmax_any_float(x, axis):
+    if x.dtype != "float16":
+        return softmax(x, axis=axis)
+    # PyTensor's Softmax runs its inner graph in the default mode, which may
+    # lack float16 (Numba); this is the float16 arithmetic of ONNX's reference.
+    exp = pt.exp(x - pt.max(x, axis=axis, keepdims=True))
+    return exp / pt.sum(exp, axis=axis, keepdims=True)
+
+
+def log_softmax_any_float(x, axis):
+    if x.dtype != "float16":
+        return log_softmax(x, axis=axis)
+    return pt.log(softmax_any_float(x, axis))
+
+
 for op_type, function in [
-    ("Softmax", lambda x, axis: softmax(x, axis=axis)),
-    ("LogSoftmax", lambda x, axis: log_softmax(x, axis=axis)),
+    ("Softmax", softmax_any_float),
+    ("LogSoftmax", log_softmax_any_float),
     ("Hardmax", hardmax),
 ]:
     onnx_op(op_type, until=12)(coerced_2d(function))
@@ -374,13 +388,3 @@ def lrn(node, x):
     )
     window_sum = sum(padded[:, i : i + x.shape[1]] for i in range(size))
     return x / (like(bias, x) + like(alpha / size, x) * window_sum) ** like(beta, x)
-
-
-@onnx_op("Dropout")
-def dropout(node, x, ratio=None, training_mode=None):
-    training = constant_value(training_mode) if training_mode is not None else False
-    drops = constant_value(ratio) if ratio is not None else node.attr("ratio", 0.5)
-    never_drops = drops is not None and float(drops) == 0
-    if not never_drops and (training is None or bool(training)):
-        raise NotImplementedError(f"{node.label}: Dropout in training mode is random")
-    return [x, pt.ones_like(x, dtype="bool")]

@@ -233,7 +233,10 @@ def space_to_depth(node, x):
     b = node.attr("blocksize")
     n, c, h, w = (x.shape[i] for i in range(4))
     y = pt.reshape(x, (n, c, h // b, b, w // b, b), ndim=6)
-    y = y.transpose(0, 3, 5, 1, 2, 4)
+    if node.attr("mode", "DCR") == "DCR":
+        y = y.transpose(0, 3, 5, 1, 2, 4)
+    else:
+        y = y.transpose(0, 1, 3, 5, 2, 4)
     return pt.reshape(y, (n, c * b * b, h // b, w // b), ndim=4)
 
 

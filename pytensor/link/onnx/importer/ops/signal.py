@@ -48,6 +48,8 @@ def dft_along(x, length, axis, inverse=False, onesided=False):
     only) along ``axis``, optionally cut or zero-padded to ``length``."""
     real = x[..., 0]
     imaginary = x[..., 1] if x.type.shape[-1] == 2 else pt.zeros_like(real)
+    if inverse and onesided:
+        return inverse_real_dft(x, real, imaginary, length, axis)
     if length is not None:
         n = cast(scalar(length), "int64")
         real, imaginary = fit_length(real, axis, n), fit_length(imaginary, axis, n)
@@ -57,11 +59,8 @@ def dft_along(x, length, axis, inverse=False, onesided=False):
     angle = angle * (2 * np.pi / cast(n, "float64")) * (1 if inverse else -1)
     cos, sin = cast(pt.cos(angle), x.dtype), cast(pt.sin(angle), x.dtype)
 
-    def transform(values, matrix):
-        return pt.moveaxis(pt.tensordot(values, matrix, axes=[[axis], [1]]), -1, axis)
-
-    out_real = transform(real, cos) - transform(imaginary, sin)
-    out_imaginary = transform(real, sin) + transform(imaginary, cos)
+    out_real = transform(real, cos, axis) - transform(imaginary, sin, axis)
+    out_imaginary = transform(real, sin, axis) + transform(imaginary, cos, axis)
     result = pt.stack([out_real, out_imaginary], axis=-1)
     return cast(result / cast(n, x.dtype), x.dtype) if inverse else result
 
@@ -122,6 +121,35 @@ def mel_weight_matrix(node, bins, dft_length, sample_rate, lower_hertz, upper_he
     return cast(weights, node.dtype(node.attr("output_datatype", 1)))
 
 
+def transform(values, matrix, axis):
+    """``values`` multiplied along ``axis`` by ``matrix`` (outputs, inputs)."""
+    return pt.moveaxis(pt.tensordot(values, matrix, axes=[[axis], [1]]), -1, axis)
+
+
+def inverse_real_dft(x, real, imaginary, length, axis):
+    """The real signal whose one-sided spectrum is ``real + i imaginary`` (the
+    other half follows by Hermitian symmetry), with a last axis of length 1."""
+    if length is None:
+        n = 2 * (real.shape[axis] - 1)
+    else:
+        n = cast(scalar(length), "int64")
+    used = n // 2 + 1
+    real, imaginary = fit_length(real, axis, used), fit_length(imaginary, axis, used)
+    frequencies = pt.arange(used)
+    twice = pt.switch(pt.eq(frequencies, 0) | pt.eq(2 * frequencies, n), 1, 2)
+    weight = cast(twice, x.dtype).reshape(
+        [-1 if d == axis else 1 for d in range(x.ndim - 1)]
+    )
+    angle = cast(pt.arange(n)[:, None] * frequencies[None, :] % n, "float64")
+    angle = angle * (2 * np.pi / cast(n, "float64"))
+    cos, sin = cast(pt.cos(angle), x.dtype), cast(pt.sin(angle), x.dtype)
+
+    signal = transform(real * weight, cos, axis) - transform(
+        imaginary * weight, sin, axis
+    )
+    return cast(signal / cast(n, x.dtype), x.dtype)[..., None]
+
+
 def uncropped_lengths(x, kernel, strides, dilations, output_padding):
     """The spatial lengths of a transposed convolution of ``x`` before cropping."""
     return [
@@ -145,7 +173,7 @@ def transposed_pads(node, x, kernel, strides, dilations, output_padding):
         return list(pads[:n]), list(pads[n:])
     if output_shape is None:
         output_shape = [lengths[i] * strides[i] for i in range(n)]
-    total = [pt.maximum(full[i] - output_shape[-n + i], 0) for i in range(n)]
+    total = [full[i] - output_shape[-n + i] for i in range(n)]
     if auto_pad == "SAME_UPPER":
         return [t // 2 for t in total], [t - t // 2 for t in total]
     return [t - t // 2 for t in total], [t // 2 for t in total]
@@ -167,11 +195,28 @@ def conv_transpose(node, x, w, bias=None):
         wg = w[g * channels_in : (g + 1) * channels_in]
         parts.append(scatter_kernel(xg, wg, kernel, strides, dilations, output_padding))
     y = pt.concatenate(parts, axis=1) if groups > 1 else parts[0]
-    crop = tuple(slice(before[i], y.shape[2 + i] - after[i]) for i in range(n))
-    y = y[(slice(None), slice(None), *crop)]
+    for i in range(n):
+        y = crop_or_pad(y, 2 + i, before[i], after[i])
     if bias is not None:
         y = y + bias.reshape((-1,) + (1,) * n)
     return cast(y, x.dtype)
+
+
+def crop_or_pad(y, axis, before, after):
+    """``y`` without ``before``/``after`` entries at the ends of ``axis``, with
+    zeros added where they are negative (an ``output_shape`` larger than the
+    transposed convolution's)."""
+    if not (isinstance(before, int) and isinstance(after, int)):
+        zeros = [pt.maximum(-before, 0), pt.maximum(-after, 0)]
+        padding = [
+            pt.zeros([z if d == axis else y.shape[d] for d in range(y.ndim)], y.dtype)
+            for z in zeros
+        ]
+        y = pt.concatenate([padding[0], y, padding[1]], axis=axis)
+        before, after = pt.maximum(before, 0), pt.maximum(after, 0)
+    index = [slice(None)] * y.ndim
+    index[axis] = slice(before, y.shape[axis] - after)
+    return y[tuple(index)]
 
 
 def scatter_kernel(x, w, kernel, strides, dilations, output_padding):
