@@ -12,8 +12,8 @@ failing node test, with the reason's category first:
 - ``wrong result``: the import runs but disagrees with ONNX (a bug);
 - ``error``: any other failure (a bug);
 - ``random draws``: the expected outputs are draws of NumPy's generator, which
-  PyTensor's generators do not reproduce (always listed: they may match by
-  chance, so they run as non-strict expected failures).
+  PyTensor's generators do not reproduce (always listed, and not run by
+  ``tests/link/onnx/test_import_conformance.py``: they may match by chance).
 
 Prints the counts. Takes about three minutes on two cores. With ``--pattern``
 only the matching tests run, and only their lines are rewritten.
