@@ -12,10 +12,29 @@ import numpy as np
 import pytensor.scalar.basic as ps
 from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
 from pytensor.raise_op import CheckAndRaise
-from pytensor.tensor.basic import ScalarFromTensor, TensorFromScalar
-from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.basic import (
+    Alloc,
+    ExtractDiag,
+    Join,
+    MakeVector,
+    ScalarFromTensor,
+    Split,
+    TensorFromScalar,
+)
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.math import Dot, Sum
+from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
+from pytensor.tensor.subtensor import (
+    AdvancedIncSubtensor,
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor,
+    AdvancedSubtensor1,
+    IncSubtensor,
+    Subtensor,
+)
 
 from pytensor.link.onnx.dispatch.basic import (
+    onnx_funcify,
     onnx_funcify_CheckAndRaise,
     onnx_funcify_complex,
     onnx_funcify_identity_like,
@@ -71,7 +90,9 @@ SUPPORTED_SCALAR_OPS = ", ".join(
 
 
 @onnx_funcify_complex.register(Elemwise)
-def onnx_funcify_complex_Elemwise(op, node, builder, inputs, value_names=None, **kwargs):
+def onnx_funcify_complex_Elemwise(
+    op, node, builder, inputs, value_names=None, **kwargs
+):
     scalar_op = type(op.scalar_op)
     from_real = scalar_op in FROM_REAL_FUNCTIONS
     if not from_real and scalar_op not in COMPLEX_FUNCTIONS:
@@ -115,3 +136,105 @@ def complex_operand(builder, var, name, dtype, real=False):
         return tuple(part.cast(dtype) for part in nc.split(value))
     value = value.cast(dtype)
     return value.unsqueeze([-1]) if real else nc.from_real(value)
+
+
+# Ops that act on the real and imaginary parts alike, f(re + i im) =
+# f(re) + i f(im): their ordinary converters run once per part
+PART_WISE_OPS = (
+    *(DimShuffle, Reshape, SpecifyShape, Alloc, Join, Split, MakeVector),
+    *(Subtensor, AdvancedSubtensor, AdvancedSubtensor1, ExtractDiag),
+    *(IncSubtensor, AdvancedIncSubtensor, AdvancedIncSubtensor1, Sum),
+)
+
+
+@onnx_funcify_complex.register(Shape)
+@onnx_funcify_complex.register(Shape_i)
+def onnx_funcify_complex_shape(op, node, builder, inputs, **kwargs):
+    [z] = node.inputs
+    real_part = nc.real(value_of(builder, z, inputs[0]))
+    return converted_on_parts(node, builder, [real_part], **kwargs)
+
+
+def onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs):
+    parts = [
+        input_parts(builder, var, name)
+        for var, name in zip(node.inputs, inputs, strict=True)
+    ]
+    re = converted_on_parts(node, builder, [p[0] for p in parts], **kwargs)
+    im = converted_on_parts(node, builder, [p[1] for p in parts], **kwargs)
+    return [
+        nc.join(
+            (
+                builder.value(r, dtype).unsqueeze([-1]),
+                builder.value(i, dtype).unsqueeze([-1]),
+            )
+        ).name
+        for r, i, dtype in zip(re, im, output_dtypes(node), strict=True)
+    ]
+
+
+for op_class in PART_WISE_OPS:
+    onnx_funcify_complex.register(op_class)(onnx_funcify_complex_part_wise)
+
+
+@onnx_funcify_complex.register(Dot)
+def onnx_funcify_complex_Dot(op, node, builder, inputs, **kwargs):
+    # (a + ib)(c + id) from the real products, of which a real factor has two
+    (a, b), (c, d) = (
+        input_parts(builder, var, name, real_imag=None)
+        for var, name in zip(node.inputs, inputs, strict=True)
+    )
+    [dtype] = output_dtypes(node)
+
+    def dot(x, y):
+        if x is None or y is None:
+            return None
+        [product] = converted_on_parts(node, builder, [x, y], **kwargs)
+        return builder.value(product, dtype)
+
+    bd, ad, bc = dot(b, d), dot(a, d), dot(b, c)
+    re = dot(a, c) if bd is None else dot(a, c) - bd
+    im = bc if ad is None else ad if bc is None else ad + bc
+    return [nc.join((re.unsqueeze([-1]), im.unsqueeze([-1]))).name]
+
+
+def value_of(builder, var, name):
+    return builder.value(name, value_type(var)[0])
+
+
+def input_parts(builder, var, name, real_imag=0.0):
+    """The real and imaginary parts of the input ``var`` (ONNX value
+    ``name``), without the pair axis: a real ``var``'s imaginary part is
+    zeros, or ``real_imag`` if ``None``; an integer input (an index, a
+    length) stands for both."""
+    value = value_of(builder, var, name)
+    if is_complex(var):
+        return nc.real(value), nc.imag(value)
+    if np.dtype(var.type.dtype).kind != "f":
+        return value, value
+    return value, None if real_imag is None else value.full_like(real_imag)
+
+
+def output_dtypes(node):
+    return [complex_parts_dtype(out.type.dtype) for out in node.outputs]
+
+
+def converted_on_parts(node, builder, parts, **kwargs):
+    """The ONNX values of ``node``'s ordinary converter applied to ``parts``,
+    standing for its inputs with complex ones replaced by real ones."""
+    stand_ins = [
+        var.type.clone(dtype=part.dtype)() if is_complex(var) else var
+        for var, part in zip(node.inputs, parts, strict=True)
+    ]
+    op = node.op
+    if isinstance(op, Sum):
+        dtype = parts[0].dtype
+        op = Sum(axis=op.axis, dtype=dtype, acc_dtype=dtype)
+    real_node = op.make_node(*stand_ins)
+    if any(map(is_complex, real_node.outputs)):
+        raise NotImplementedError(
+            f"complex values are not supported by the Op {node.op} in the ONNX backend"
+        )
+    return onnx_funcify(
+        op, node=real_node, builder=builder, inputs=[p.name for p in parts], **kwargs
+    )
