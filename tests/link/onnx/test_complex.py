@@ -37,6 +37,7 @@ UNARY = {
     "log": pt.log,
     "sqrt": pt.sqrt,
     "sqr": pt.sqr,
+    "reciprocal": pt.reciprocal,
 }
 BINARY = {
     "add": lambda z, w: z + w,

@@ -64,6 +64,7 @@ COMPLEX_FUNCTIONS = {
     ps.Mul: variadic(nc.multiply),
     ps.Sub: nc.subtract,
     ps.TrueDiv: nc.divide,
+    ps.Reciprocal: nc.reciprocal,
     ps.Neg: nc.negative,
     ps.Conj: nc.conj,
     ps.Sqr: lambda z: nc.multiply(z, z),

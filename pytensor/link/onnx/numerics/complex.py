@@ -88,6 +88,11 @@ def divide(z: Parts, w: Parts) -> Parts:
     return where(by_zero, a / abs_c, re), where(by_zero, b / abs_c, im)
 
 
+def reciprocal(z: Parts) -> Parts:
+    """``1 / z``, by `divide`."""
+    return divide((z[0].constant(1.0), z[0].constant(0.0)), z)
+
+
 def magnitude_and_ratio(z: Parts) -> tuple[Value, Value, Value, Value]:
     """``|re|``, ``|im|``, the larger of them and the smaller over the larger."""
     x, y = abs(z[0]), abs(z[1])
