@@ -11,6 +11,7 @@ import pytensor.link.onnx.dispatch.composite
 import pytensor.link.onnx.dispatch.einsum
 import pytensor.link.onnx.dispatch.elemwise
 import pytensor.link.onnx.dispatch.extra_ops
+import pytensor.link.onnx.dispatch.fft
 import pytensor.link.onnx.dispatch.ifelse
 import pytensor.link.onnx.dispatch.math
 import pytensor.link.onnx.dispatch.nlinalg

@@ -82,7 +82,10 @@ def from_real_pairs(pairs: np.ndarray, dtype) -> np.ndarray:
 def is_complex(var: Variable) -> bool:
     """Whether ``var`` is a complex tensor or scalar, which ONNX holds as the
     real pair of its parts along a trailing axis."""
-    return np.dtype(getattr(var.type, "dtype", "bool")).kind == "c"
+    return (
+        isinstance(var.type, DenseTensorType | ScalarType)
+        and np.dtype(var.type.dtype).kind == "c"
+    )
 
 
 def is_sequence(var: Variable) -> bool:
