@@ -143,6 +143,14 @@ def test_shape_ops_reductions_and_dot(name, dtype):
     )
 
 
+def test_complex64_sums_accumulate_in_double_precision():
+    z = pt.vector("z", dtype="complex64")
+    value = (np.arange(10_000) * 1.1 + 1j).astype("complex64")
+    compare_onnx_and_py([z], [pt.sum(z)], [value], assert_fn=close("complex64"))
+    fn = pytensor.function([z], pt.sum(z), mode="ONNX")
+    assert fn(value) == np.complex64(value.astype("complex128").sum())
+
+
 SPECIAL_PARTS = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e300, -1e-310, 0.75]
 
 

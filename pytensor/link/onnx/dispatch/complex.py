@@ -229,8 +229,12 @@ def converted_on_parts(node, builder, parts, **kwargs):
     ]
     op = node.op
     if isinstance(op, Sum):
-        dtype = parts[0].dtype
-        op = Sum(axis=op.axis, dtype=dtype, acc_dtype=dtype)
+        # complex64 sums accumulate in complex128, as in PyTensor
+        op = Sum(
+            axis=op.axis,
+            dtype=complex_parts_dtype(op.dtype),
+            acc_dtype=complex_parts_dtype(op.acc_dtype),
+        )
     real_node = op.make_node(*stand_ins)
     if any(map(is_complex, real_node.outputs)):
         raise NotImplementedError(
