@@ -33,12 +33,12 @@ def join(z: Parts) -> Value:
 
 def real(z: Value) -> Value:
     """The real part of the complex value ``z``, without the pair axis."""
-    return z.apply("Gather", z, z.indices(0), axis=-1)
+    return z.take(0, axis=-1)
 
 
 def imag(z: Value) -> Value:
     """The imaginary part of the complex value ``z``, without the pair axis."""
-    return z.apply("Gather", z, z.indices(1), axis=-1)
+    return z.take(1, axis=-1)
 
 
 def from_real(x: Value) -> Parts:
@@ -64,7 +64,8 @@ def conj(z: Parts) -> Parts:
 
 
 def multiply(z: Parts, w: Parts) -> Parts:
-    """``z * w`` as NumPy computes it: ``(ac - bd, ad + bc)``."""
+    """``z * w = (ac - bd, ad + bc)``, without the fused multiply-adds that
+    NumPy's loops may use (so possibly a last bit apart)."""
     (a, b), (c, d) = z, w
     return a * c - b * d, a * d + b * c
 

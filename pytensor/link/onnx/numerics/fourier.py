@@ -19,7 +19,7 @@ def dft(z: Value, axis: int, length: Value, onesided: bool = False) -> Value:
     return z.apply("DFT", z, length, axis=axis, onesided=int(onesided))
 
 
-def conj(z: Value) -> Value:
+def conjugate_pairs(z: Value) -> Value:
     """The complex conjugates of the pairs ``z``."""
     return z * z.constant(np.array([1.0, -1.0]))
 
@@ -38,7 +38,7 @@ def irfftn(z: Value, lengths: list[Value]) -> Value:
     """``numpy.fft.irfftn(z, s=lengths) * prod(lengths)`` of the pairs ``z``
     over the axes after the first: unnormalized, as PyTensor's ``IRFFTOp``."""
     last = len(lengths)
-    v = conj(z)
+    v = conjugate_pairs(z)
     for axis, length in enumerate(lengths[:-1], start=1):
         v = dft(v, axis, length)
     # v is the conjugate of the inverse transform along those axes; along the
@@ -51,6 +51,6 @@ def irfftn(z: Value, lengths: list[Value]) -> Value:
     padding[last + 2 + last] = maximum(n_given - given.dim(last), 0)
     given = given.apply("Pad", given, given.indices(padding))
     n_mirrored = n - n_given
-    mirrored = conj(given.take(n_mirrored - arange(n_mirrored), axis=last))
+    mirrored = conjugate_pairs(given.take(n_mirrored - arange(n_mirrored), axis=last))
     spectrum = dft(concat([given, mirrored], axis=last), last, n)
     return real(spectrum)
