@@ -6,6 +6,7 @@ registered here with `onnx_funcify_complex` accept complex values; any other
 Op meeting one fails to convert, naming itself.
 """
 
+import operator
 from functools import reduce
 
 import numpy as np
@@ -80,6 +81,13 @@ COMPLEX_FUNCTIONS = {
     ps.Abs: nc.absolute,
     ps.Angle: nc.angle,
 }
+# Scalar Ops acting on the parts alike: applied to the pairs of complex inputs
+PAIR_WISE_FUNCTIONS = {
+    ps.Add: variadic(operator.add),
+    ps.Sub: operator.sub,
+    ps.Neg: operator.neg,
+    ps.Identity: lambda z: z,
+}
 # Scalar Ops building complex numbers from real ones
 FROM_REAL_FUNCTIONS = {
     ps.Complex: lambda re, im: (re, im),
@@ -110,13 +118,20 @@ def onnx_funcify_complex_Elemwise(
         value_names,
     )
     dtype = parts_dtype(node)
+    [out] = node.outputs
+    if scalar_op in PAIR_WISE_FUNCTIONS and all(map(is_complex, node.inputs)):
+        pairs = [
+            value_of(builder, var, name).cast(dtype)
+            for var, name in zip(node.inputs, inputs, strict=True)
+        ]
+        result = PAIR_WISE_FUNCTIONS[scalar_op](*pairs)
+        return [result.cast(value_type(out)[0]).name]
     operands = [
         complex_operand(builder, var, name, dtype, from_real)
         for var, name in zip(node.inputs, inputs, strict=True)
     ]
     functions = FROM_REAL_FUNCTIONS if from_real else COMPLEX_FUNCTIONS
     result = functions[scalar_op](*operands)
-    [out] = node.outputs
     if is_complex(out):
         return [nc.join(result).cast(value_type(out)[0]).name]
     return [result.squeeze([-1]).cast(out.type.dtype).name]
