@@ -43,6 +43,7 @@ from pytensor.link.onnx.dispatch.basic import (
 from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.dispatch.variables import (
+    INDEX_VALUE_TYPES,
     complex_parts_dtype,
     is_complex,
     value_type,
@@ -222,7 +223,9 @@ def input_parts(builder, var, name, real_imag=0.0):
     """The real and imaginary parts of the input ``var`` (ONNX value
     ``name``), without the pair axis: a real ``var``'s imaginary part is
     zeros, or ``real_imag`` if ``None``; an integer input (an index, a
-    length) stands for both."""
+    length, a ``None`` or slice given as a Python object) stands for both."""
+    if isinstance(var.type, INDEX_VALUE_TYPES):
+        return name, name
     value = value_of(builder, var, name)
     if is_complex(var):
         return nc.real(value), nc.imag(value)
@@ -250,11 +253,17 @@ def converted_on_parts(node, builder, parts, **kwargs):
             dtype=complex_parts_dtype(op.dtype),
             acc_dtype=complex_parts_dtype(op.acc_dtype),
         )
+    elif isinstance(op, MakeVector):
+        op = MakeVector(dtype=complex_parts_dtype(op.dtype))
     real_node = op.make_node(*stand_ins)
     if any(map(is_complex, real_node.outputs)):
         raise NotImplementedError(
             f"complex values are not supported by the Op {node.op} in the ONNX backend"
         )
     return onnx_funcify(
-        op, node=real_node, builder=builder, inputs=[p.name for p in parts], **kwargs
+        op,
+        node=real_node,
+        builder=builder,
+        inputs=[getattr(part, "name", part) for part in parts],
+        **kwargs,
     )
