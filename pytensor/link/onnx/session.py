@@ -5,6 +5,11 @@ import numpy as np
 from pytensor.scalar.basic import ScalarType
 from pytensor.tensor.type import TensorType
 
+from pytensor.link.onnx.dispatch.variables import (
+    as_real_pairs,
+    from_real_pairs,
+    is_complex,
+)
 from pytensor.link.onnx.generator_keys import GeneratorKeys
 
 
@@ -98,6 +103,19 @@ class ONNXFunction:
             )
             if isinstance(inp.type, ScalarType | TensorType)
         ]
+        # Complex values cross the boundary as the real pairs of their parts
+        self.complex_inputs = [
+            (i, name, inp.type.dtype)
+            for i, (name, inp) in enumerate(
+                zip(self.input_names, fgraph.inputs, strict=True)
+            )
+            if is_complex(inp)
+        ]
+        self.complex_outputs = [
+            (i, out.type.dtype)
+            for i, out in enumerate(fgraph.outputs)
+            if is_complex(out)
+        ]
         self.checks = converted.checks
         self.n_outputs = len(fgraph.outputs)
         self.scalar_outputs = [
@@ -166,6 +184,8 @@ class ONNXFunction:
         for i, name in self.array_inputs:
             if type(values[i]) is not np.ndarray:
                 feed[name] = np.asarray(values[i])
+        for i, name, dtype in self.complex_inputs:
+            feed[name] = as_real_pairs(np.asarray(values[i], dtype=dtype))
         try:
             results = self.run(feed, self.run_options)
         except Exception as err:
@@ -179,6 +199,8 @@ class ONNXFunction:
             del results[self.n_outputs :]
         for i, dtype in self.retyped_outputs:
             results[i] = results[i].view(dtype)
+        for i, dtype in self.complex_outputs:
+            results[i] = from_real_pairs(results[i], dtype)
         for i in self.scalar_outputs:
             results[i] = results[i][()]
         if self.generator_keys is not None:

@@ -59,7 +59,10 @@ def assert_same_values(onnx_value, py_value, *, rtol=None, atol=0.0):
     onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
     assert onnx_value.dtype == py_value.dtype, (onnx_value.dtype, py_value.dtype)
     assert onnx_value.shape == py_value.shape, (onnx_value.shape, py_value.shape)
-    if py_value.dtype.kind == "f":
+    if py_value.dtype.kind == "c":
+        for part in (np.real, np.imag):
+            assert_same_values(part(onnx_value), part(py_value), rtol=rtol, atol=atol)
+    elif py_value.dtype.kind == "f":
         rtol = DEFAULT_RTOL[py_value.dtype.name] if rtol is None else rtol
         np.testing.assert_allclose(onnx_value, py_value, rtol=rtol, atol=atol)
     else:

@@ -6,10 +6,12 @@ import pytensor.link.onnx.dispatch.bessel
 import pytensor.link.onnx.dispatch.blas
 import pytensor.link.onnx.dispatch.blockwise
 import pytensor.link.onnx.dispatch.builders
+import pytensor.link.onnx.dispatch.complex
 import pytensor.link.onnx.dispatch.composite
 import pytensor.link.onnx.dispatch.einsum
 import pytensor.link.onnx.dispatch.elemwise
 import pytensor.link.onnx.dispatch.extra_ops
+import pytensor.link.onnx.dispatch.fft
 import pytensor.link.onnx.dispatch.ifelse
 import pytensor.link.onnx.dispatch.math
 import pytensor.link.onnx.dispatch.nlinalg

@@ -15,6 +15,8 @@ from pytensor.link.onnx.dispatch.variables import (
     RANDOM_GENERATOR_OPS,
     ConversionFailure,
     ONNXConversionError,
+    as_real_pairs,
+    is_complex,
     is_sequence,
     random_generator_failure,
     type_failure,
@@ -39,7 +41,10 @@ def onnx_typify(data, dtype=None, **kwargs):
 @onnx_typify.register(int)
 @onnx_typify.register(float)
 def onnx_typify_array(data, dtype=None, **kwargs):
-    return np.asarray(data, dtype=dtype)
+    array = np.asarray(data)
+    if array.dtype.kind == "c":
+        return as_real_pairs(array, dtype)
+    return np.asarray(array, dtype=dtype)
 
 
 @singledispatch
@@ -52,6 +57,20 @@ def onnx_funcify(op, node=None, builder=None, inputs=None, **kwargs):
     name per output of ``node``.
     """
     raise NotImplementedError(f"No ONNX conversion for the Op {op}")
+
+
+@singledispatch
+def onnx_funcify_complex(op, node=None, builder=None, inputs=None, **kwargs):
+    """`onnx_funcify` for the nodes that take or return complex values.
+
+    A complex value is held as the real pair of its parts along a trailing
+    axis of length 2 (see `pytensor.link.onnx.dispatch.complex`): an Op's
+    ordinary converter would misread it, so only the Ops registered here
+    accept complex values.
+    """
+    raise NotImplementedError(
+        f"complex values are not supported by the Op {op} in the ONNX backend"
+    )
 
 
 def register_all(op_classes):
@@ -226,8 +245,10 @@ def onnx_funcify_FunctionGraph(
                 )
             ]
         if not node_failures:
+            involves_complex = any(map(is_complex, node.inputs + node.outputs))
+            funcify = onnx_funcify_complex if involves_complex else onnx_funcify
             try:
-                output_values = onnx_funcify(
+                output_values = funcify(
                     node.op,
                     node=node,
                     builder=builder,

@@ -18,7 +18,11 @@ from pytensor.link.onnx.builder import (
     sanitize_name,
 )
 from pytensor.link.onnx.dispatch import onnx_funcify
-from pytensor.link.onnx.dispatch.variables import ONNXConversionError, is_sequence
+from pytensor.link.onnx.dispatch.variables import (
+    ONNXConversionError,
+    as_onnx_array,
+    is_sequence,
+)
 from pytensor.link.onnx.export.exportable import (
     ExportableGraph,
     RebuildError,
@@ -577,7 +581,7 @@ def bake_weights(model, weight_names, values, kept) -> dict[str, np.ndarray]:
     """
     graph = model.graph
     stored = {
-        name: np.asarray(value)
+        name: as_onnx_array(value)
         for name, value in zip(weight_names, values, strict=True)
         if name not in kept
     }

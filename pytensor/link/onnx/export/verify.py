@@ -11,7 +11,12 @@ from pytensor.graph.utils import get_variable_trace_string
 
 import onnx
 from pytensor.link.onnx.dispatch import onnx_funcify
-from pytensor.link.onnx.dispatch.variables import unsupported_type_reason
+from pytensor.link.onnx.dispatch.variables import (
+    as_onnx_array,
+    from_real_pairs,
+    is_complex,
+    unsupported_type_reason,
+)
 from pytensor.link.onnx.export.exportable import fresh_op, rebuild
 from pytensor.link.onnx.session import default_session_options
 
@@ -116,6 +121,10 @@ class PyTensorReference:
             lambda constant: constant,
             lambda new: new,
         )
+        # complex values are fed and compared as ONNX holds them: real pairs
+        self.complex_dtypes = [
+            inp.type.dtype if is_complex(inp) else None for inp in inputs
+        ]
         self.fn = pytensor.function(
             inputs,
             outputs,
@@ -135,10 +144,19 @@ class PyTensorReference:
 
     def input_values(self, feeds) -> list[np.ndarray]:
         """The values of the graph inputs (copies of ``feeds``: the graph may work in place)."""
-        return [np.array(feeds[s]) if isinstance(s, str) else s for s in self.sources]
+        return [
+            (
+                s
+                if not isinstance(s, str)
+                else np.array(feeds[s])
+                if dtype is None
+                else from_real_pairs(feeds[s], dtype).copy()
+            )
+            for s, dtype in zip(self.sources, self.complex_dtypes, strict=True)
+        ]
 
     def __call__(self, feeds):
-        return [np.asarray(out) for out in self.fn(*self.input_values(feeds))]
+        return [as_onnx_array(out) for out in self.fn(*self.input_values(feeds))]
 
 
 def evaluable_feeds(prepared, reference, example_inputs, rng):
@@ -222,7 +240,7 @@ def model_feeds(prepared, example_inputs, rng, size=BASE_SIZE) -> dict[str, np.n
     for info in infos:
         dtype = onnx.helper.tensor_dtype_to_np_dtype(info.type.tensor_type.elem_type)
         if info.name in given:
-            feeds[info.name] = np.asarray(given[info.name], dtype=dtype)
+            feeds[info.name] = np.asarray(as_onnx_array(given[info.name]), dtype=dtype)
         elif info.name in kept_values:
             feeds[info.name] = np.asarray(kept_values[info.name], dtype=dtype)
         else:

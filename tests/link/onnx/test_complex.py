@@ -1,0 +1,283 @@
+import itertools
+import warnings
+
+import numpy as np
+import onnxruntime as ort
+import pytensor.tensor as pt
+import pytest
+
+import pytensor
+from pytensor.link.onnx import export_onnx
+from tests.link.onnx.utils import (
+    DEFAULT_RTOL,
+    compare_onnx_and_py,
+    onnx_model_of,
+)
+
+
+COMPLEX_DTYPES = ("complex128", "complex64")
+
+
+def complex_values(rng, shape, dtype):
+    return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
+
+
+def parts_rtol(dtype):
+    return DEFAULT_RTOL[np.finfo(np.dtype(dtype)).dtype.name]
+
+
+UNARY = {
+    "neg": lambda z: -z,
+    "conj": pt.conj,
+    "real": pt.real,
+    "imag": pt.imag,
+    "abs": pt.abs,
+    "angle": pt.angle,
+    "exp": pt.exp,
+    "log": pt.log,
+    "sqrt": pt.sqrt,
+    "sqr": pt.sqr,
+    "reciprocal": pt.reciprocal,
+}
+BINARY = {
+    "add": lambda z, w: z + w,
+    "sub": lambda z, w: z - w,
+    "mul": lambda z, w: z * w,
+    "div": lambda z, w: z / w,
+    "eq": pt.eq,
+    "neq": pt.neq,
+    "add3": lambda z, w: z + w + z,
+    "mul3": lambda z, w: z * w * z,
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("name", UNARY)
+def test_unary(name, dtype):
+    z = pt.matrix("z", dtype=dtype)
+    value = complex_values(np.random.default_rng(0), (3, 4), dtype)
+    compare_onnx_and_py([z], [UNARY[name](z)], [value], assert_fn=close(dtype))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_broadcasts(name, dtype):
+    z, w = pt.matrix("z", dtype=dtype), pt.row("w", dtype=dtype)
+    rng = np.random.default_rng(1)
+    values = [complex_values(rng, (3, 4), dtype), complex_values(rng, (1, 4), dtype)]
+    values[1][0, 0] = values[0][0, 0]
+    compare_onnx_and_py([z, w], [BINARY[name](z, w)], values, assert_fn=close(dtype))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda r, s: pt.complex(r, s),
+        lambda r, s: pt.complex_from_polar(pt.abs(r), s),
+        lambda r, s: pt.cast(r, "complex64") * s,
+        lambda r, s: pt.cast(pt.complex(r, s), "complex64"),
+        lambda r, s: pt.cast(pt.cast(r, "complex64"), "complex128") + s,
+        lambda r, s: pt.complex(r, s) + r,
+        lambda r, s: pt.complex(r, s) * 2,
+        lambda r, s: r / pt.complex(s, r),
+        lambda r, s: pt.complex(r, s) + pt.cast(s, "int32"),
+    ],
+    ids=[
+        "complex",
+        "from_polar",
+        "cast_real",
+        "cast_narrow",
+        "cast_wide",
+        "add_real",
+        "mul_int_constant",
+        "real_over_complex",
+        "add_int",
+    ],
+)
+def test_real_and_complex_mix(make):
+    r, s = pt.vector("r"), pt.vector("s")
+    rng = np.random.default_rng(2)
+    out = make(r, s)
+    values = [rng.normal(size=5), rng.normal(size=5)]
+    compare_onnx_and_py([r, s], [out], values, assert_fn=close(out.type.dtype))
+
+
+STRUCTURAL = {
+    "transpose": lambda z: z.T,
+    "expand_dims": lambda z: z[None, :, None],
+    "reshape": lambda z: z.reshape((2, 6)),
+    "flatten": lambda z: z.flatten(),
+    "slice": lambda z: z[1:, ::-2],
+    "index": lambda z: z[-1],
+    "advanced_index": lambda z: z[[2, 0, 2]],
+    "boolean_mask": lambda z: z[pt.real(z) > 0],
+    "set_subtensor": lambda z, w: pt.set_subtensor(z[1], w[0]),
+    "inc_subtensor_real": lambda z, w: pt.inc_subtensor(z[:, 0], pt.real(w[0, :3])),
+    "advanced_inc": lambda z, w: pt.inc_subtensor(z[[0, 0]], w[0]),
+    "join": lambda z, w: pt.concatenate([z, w], axis=0),
+    "stack": lambda z, w: pt.stack([z[0], w[0]]),
+    "alloc": lambda z: pt.alloc(z[0, 0], 2, 3),
+    "split": lambda z: pt.split(z, [1, 2], n_splits=2, axis=0)[1],
+    "make_vector": lambda z: pt.stack([z[0, 0], z[1, 2]]),
+    "specify_shape": lambda z: pt.specify_shape(z, (3, None)) * 2,
+    "advanced_inc_2d": lambda z, w: pt.inc_subtensor(z[[0, 2], [1, 1]], w[0, :2]),
+    "diagonal": lambda z: pt.diagonal(z),
+    "shape": lambda z: z.shape,
+    "sum": lambda z: pt.sum(z),
+    "sum_axis": lambda z: pt.sum(z, axis=0),
+    "mean": lambda z: pt.mean(z, axis=1),
+    "dot": lambda z, w: pt.dot(z, w.T),
+    "dot_vector": lambda z, w: pt.dot(z, w[0]),
+    "dot_real": lambda z, w: pt.dot(pt.real(z), w.T),
+    "vector_dot": lambda z: pt.dot(z[0], z[1]),
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("name", STRUCTURAL)
+def test_shape_ops_reductions_and_dot(name, dtype):
+    z, w = pt.matrix("z", dtype=dtype), pt.matrix("w", dtype=dtype)
+    rng = np.random.default_rng(4)
+    values = [complex_values(rng, (3, 4), dtype), complex_values(rng, (1, 4), dtype)]
+    make = STRUCTURAL[name]
+    n_inputs = make.__code__.co_argcount
+    out = make(*(z, w)[:n_inputs])
+    compare_onnx_and_py(
+        [z, w][:n_inputs], [out], values[:n_inputs], assert_fn=close(out.type.dtype)
+    )
+
+
+def test_complex64_sums_accumulate_in_double_precision():
+    z = pt.vector("z", dtype="complex64")
+    value = (np.arange(10_000) * 1.1 + 1j).astype("complex64")
+    compare_onnx_and_py([z], [pt.sum(z)], [value], assert_fn=close("complex64"))
+    fn = pytensor.function([z], pt.sum(z), mode="ONNX")
+    assert fn(value) == np.complex64(value.astype("complex128").sum())
+
+
+SPECIAL_PARTS = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e300, -1e-310, 0.75]
+
+
+def special_grid(dtype, n_operands):
+    """Every complex number of `SPECIAL_PARTS` parts, and with two operands
+    every pair of them."""
+    numbers = [complex(a, b) for a, b in itertools.product(SPECIAL_PARTS, repeat=2)]
+    columns = zip(*itertools.product(numbers, repeat=n_operands), strict=True)
+    return [np.array(column, dtype=dtype) for column in columns]
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("name", ["abs", "angle", "exp", "log", "sqrt", "conj"])
+def test_special_values_follow_numpy(name, dtype):
+    z = pt.vector("z", dtype=dtype)
+    compare_onnx_and_py(
+        [z], [UNARY[name](z)], special_grid(dtype, 1), assert_fn=same_special(dtype)
+    )
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+def test_division_special_values_follow_numpy(dtype):
+    # Smith's algorithm, as NumPy: no overflow of |w|**2 for parts of 1e300
+    z, w = pt.vector("z", dtype=dtype), pt.vector("w", dtype=dtype)
+    compare_onnx_and_py(
+        [z, w], [z / w], special_grid(dtype, 2), assert_fn=same_special(dtype)
+    )
+
+
+def test_abs_of_huge_and_tiny_parts_does_not_overflow():
+    z = pt.vector("z", dtype="complex128")
+    value = np.array([3e307 + 4e307j, 3e-320 + 4e-320j, 1e308 + 1e308j, 1e-310j])
+    _, [result] = compare_onnx_and_py([z], [pt.abs(z)], [value])
+    np.testing.assert_allclose(result[:2], [5e307, 5e-320], rtol=1e-3)
+
+
+def test_log_is_accurate_next_to_the_unit_circle():
+    z = pt.vector("z", dtype="complex128")
+    theta = np.array([0.1, 1.0, 2.0])
+    value = (1 + 1e-12) * np.exp(1j * theta)
+    compare_onnx_and_py([z], [pt.log(z)], [value], assert_fn=close("complex128"))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+def test_inputs_outputs_and_scalars_cross_the_boundary(dtype):
+    z = pt.matrix("z", dtype=dtype)
+    s = pt.scalar("s", dtype=dtype)
+    rng = np.random.default_rng(3)
+    value = complex_values(rng, (4, 3), dtype).T  # not C-contiguous
+    scalar = complex_values(rng, (), dtype)
+    fn, [out, total] = compare_onnx_and_py(
+        [z, s], [z * s, s + s], [value, scalar], assert_fn=close(dtype)
+    )
+    assert out.dtype == dtype and total.shape == ()
+    [model_input, *_] = onnx_model_of(fn).graph.input
+    assert [d.dim_value for d in model_input.type.tensor_type.shape.dim][-1] == 2
+
+
+def test_shared_values_and_updates():
+    w = pytensor.shared(np.array([1 + 2j, 3 - 1j]), name="w")
+    z = pt.vector("z", dtype="complex128")
+    fn = pytensor.function([z], z * w, updates={w: w * (1 + 1j)}, mode="ONNX")
+    np.testing.assert_array_equal(fn(np.array([1j, 2.0])), [-2 + 1j, 6 - 2j])
+    np.testing.assert_array_equal(w.get_value(), [-1 + 3j, 4 + 2j])
+    np.testing.assert_array_equal(fn(np.array([1.0, 1.0])), [-1 + 3j, 4 + 2j])
+    np.testing.assert_array_equal(w.get_value(), [-4 + 2j, 2 + 6j])
+
+
+def test_export_holds_complex_values_as_real_pairs(tmp_path):
+    z = pt.vector("z", dtype="complex128")
+    w = pytensor.shared(np.array([1 + 2j, 3 - 1j]), name="w")
+    fn = pytensor.function([z], [z / w, pt.abs(z)], mode="ONNX")
+    path = tmp_path / "complex.onnx"
+    export_onnx(fn, path, verify=True)
+    session = ort.InferenceSession(path)
+    [quotient, magnitude] = session.run(None, {"z": np.array([[0.0, 1.0], [2.0, 0]])})
+    expected = np.array([1j, 2]) / w.get_value()
+    np.testing.assert_allclose(quotient, np.stack([expected.real, expected.imag], -1))
+    np.testing.assert_allclose(magnitude, [1.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "make, op_name",
+    [
+        (pt.sin, "Sin"),
+        (lambda z: z**z, "Pow"),
+        (pt.prod, "Prod"),
+        (pt.cumsum, "CumOp"),
+        (lambda z: pt.linalg.inv(pt.outer(z, z)), "MatrixInverse"),
+    ],
+    ids=["sin", "pow", "prod", "cumsum", "inv"],
+)
+def test_unsupported_ops_fail_at_compile_time(make, op_name):
+    z = pt.vector("z", dtype="complex128")
+    message = f"(?s){op_name}.*complex values are not supported"
+    with pytest.raises(NotImplementedError, match=message):
+        pytensor.function([z], make(z), mode="ONNX")
+
+
+def close(dtype):
+    rtol = parts_rtol(dtype) if np.dtype(dtype).kind in "fc" else 0
+
+    def assert_close(onnx_value, py_value):
+        onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
+        assert onnx_value.dtype == py_value.dtype
+        assert onnx_value.shape == py_value.shape
+        np.testing.assert_allclose(onnx_value, py_value, rtol=rtol, atol=rtol)
+
+    return assert_close
+
+
+def same_special(dtype):
+    """Equal parts within rtol, with the same signs of zeros and infinities."""
+    rtol = parts_rtol(dtype)
+
+    def assert_same(onnx_value, py_value):
+        assert onnx_value.dtype == py_value.dtype
+        for part in (np.real, np.imag) if py_value.dtype.kind == "c" else (np.real,):
+            actual, expected = part(onnx_value), part(py_value)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                same = np.isclose(actual, expected, rtol=rtol, atol=0, equal_nan=True)
+            same &= np.isnan(expected) | (np.signbit(actual) == np.signbit(expected))
+            assert same.all(), (actual[~same], expected[~same])
+
+    return assert_same
