@@ -746,3 +746,91 @@ def test_truncated_normal_far_tails(lower, upper):
     assert (sample >= lower * sigma + mu).all() and (sample <= upper * sigma + mu).all()
     assert stats.kstest(sample, dist.cdf).pvalue > MIN_P_VALUE
     assert_moments(sample, dist)
+
+
+def polya_gamma_moments(h, z):
+    """The mean and variance of PG(h, z), their limits at z = 0."""
+    z = abs(z)
+    if z == 0:
+        return h / 4, h / 24
+    mean = h / (2 * z) * np.tanh(z / 2)
+    variance = (
+        h
+        / (4 * z**3)
+        * (-np.expm1(-2 * z) - 2 * z * np.exp(-z))
+        / (0.5 * (1 + np.exp(-z)) ** 2)
+    )
+    return mean, variance
+
+
+def polya_gamma_reference(h, z, n_draws, n_terms=2000, seed=5):
+    """PG(h, z) as its series ``sum_k g_k / (2 pi**2 ((k - 1/2)**2 + z**2 / (4
+    pi**2)))`` of Gamma(h) variates, truncated to ``n_terms`` terms plus the
+    mean of the rest."""
+    rng = np.random.default_rng(seed)
+    weights = 1 / (
+        2 * np.pi**2 * ((np.arange(1, n_terms + 1) - 0.5) ** 2 + z**2 / (4 * np.pi**2))
+    )
+    tail_mean = polya_gamma_moments(h, z)[0] - h * weights.sum()
+    sample = np.zeros(n_draws)
+    for start in range(0, n_terms, 200):
+        gammas = rng.gamma(h, size=(n_draws, 200))
+        sample += gammas @ weights[start : start + 200]
+    return sample + tail_mean
+
+
+POLYA_GAMMA_CASES = [(1, 0.0), (1, 1.5), (1, 2.46), (1, -2.5), (3, 0.7), (2, 12.0)]
+
+
+@pytest.mark.parametrize("h, z", POLYA_GAMMA_CASES)
+def test_polya_gamma_matches_its_series_and_moments(h, z):
+    sample = numerics_draws(random_continuous.polya_gamma, (N_DRAWS,), h, z)
+    reference = polya_gamma_reference(h, z, N_DRAWS)
+    assert stats.ks_2samp(sample, reference).pvalue > MIN_P_VALUE
+    mean, variance = polya_gamma_moments(h, z)
+    assert abs(sample.mean() - mean) < STANDARD_ERRORS * np.sqrt(variance / N_DRAWS)
+    # the kurtosis of PG(h, z) is at most that of PG(1, 0), 7
+    variance_error = variance * np.sqrt(8 / N_DRAWS)
+    assert abs(sample.var() - variance) < STANDARD_ERRORS * variance_error
+
+
+def test_polya_gamma_broadcasts_h_and_z_per_draw():
+    h = np.array([1.0, 4.0, 2.0])
+    z = np.array([[0.0], [3.0], [-100.0], [np.inf], [np.nan]])
+    sample = numerics_draws(random_continuous.polya_gamma, (4000, 5, 3), h, z)
+    assert sample.shape == (4000, 5, 3)
+    for i, j in itertools.product(range(3), range(3)):
+        mean, variance = polya_gamma_moments(h[j], z[i, 0])
+        error = STANDARD_ERRORS * np.sqrt(variance / 4000)
+        assert abs(sample[:, i, j].mean() - mean) < error
+    np.testing.assert_array_equal(sample[:, 3], 0.0)
+    assert np.isnan(sample[:, 4]).all()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_pymc_polya_gamma(dtype):
+    sample = pymc_draws(
+        lambda pm: pm.PolyaGamma.dist(h=2.0, z=-1.5, size=N_DRAWS), dtype
+    )
+    reference = polya_gamma_reference(2, -1.5, N_DRAWS)
+    assert stats.ks_2samp(sample, reference).pvalue > MIN_P_VALUE
+    mean, variance = polya_gamma_moments(2, -1.5)
+    assert abs(sample.mean() - mean) < STANDARD_ERRORS * np.sqrt(variance / N_DRAWS)
+
+
+@pytest.mark.parametrize("h", [0.0, 2.5, -1.0, np.nan, 1025.0])
+def test_pymc_polya_gamma_needs_an_integer_h(h):
+    pm = pytest.importorskip("pymc")
+    h_var = pt.dscalar("h")
+    x = pm.PolyaGamma.dist(h=h_var, z=1.0, size=3)
+    fn = pytensor.function([h_var], x, mode="ONNX")
+    assert fn(2.0).shape == (3,)
+    with pytest.raises(ValueError, match="only for integer h from 1 to 1024"):
+        fn(h)
+
+
+def test_polya_gamma_of_unsupported_h_is_nan_without_checks():
+    h = np.array([0.0, 2.5, np.nan, 1025.0, 1024.0])
+    sample = numerics_draws(random_continuous.polya_gamma, (2, 5), h, 1.0)
+    assert np.isnan(sample[:, :4]).all()
+    assert (sample[:, 4] > 0).all()

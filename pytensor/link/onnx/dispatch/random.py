@@ -12,9 +12,9 @@ Draws are thus a function of the generator state, as in PyTensor: two
 ``RandomVariable`` nodes given the same generator use the same bits, and a
 chain ``rng -> next_rng -> ...`` gives each node its own key.
 
-Samplers that need rejection (gamma, Poisson, binomial, von Mises) run all
-draws at once, then the pending ones in an ONNX ``Loop`` until every draw is
-accepted (see `pytensor.link.onnx.numerics.random.until_accepted`).
+Samplers that need rejection (gamma, Poisson, binomial, von Mises,
+Pólya-Gamma) run all draws at once, then the pending ones in an ONNX ``Loop``
+until every draw is accepted (see `pytensor.link.onnx.numerics.random.until_accepted`).
 Parameters that NumPy (or PyMC) rejects raise the ``ValueError`` it raises
 (`PARAMETER_CHECKS`, `PYMC_PARAMETER_CHECKS`).
 
@@ -114,6 +114,7 @@ PYMC_SAMPLERS: dict[str, Callable[..., Value]] = {
     "MoyalRV": random_continuous.moyal,
     "WaldRV": pymc_wald,
     "InterpolatedRV": random_continuous.interpolated,
+    "PolyaGammaRV": random_continuous.polya_gamma,
     "MatrixNormalRV": random_multivariate.matrix_normal,
     "WishartRV": random_multivariate.wishart,
     "CARRV": lambda draws, mu, w, alpha, tau, w_is_valid: (
@@ -179,16 +180,22 @@ PYMC_PARAMETER_CHECKS: dict[str, list[tuple[Callable[..., Value], str]]] = {
         ),
     ],
     "StickBreakingWeightsRV": [(lambda alpha, k: k >= 0.0, "K needs to be positive.")],
+    "PolyaGammaRV": [
+        (
+            lambda h, z: random_continuous.polya_gamma_draws(h),
+            "the ONNX backend draws PolyaGamma(h, z) only for integer h from 1 to "
+            f"{random_continuous.MAX_POLYA_GAMMA_SHAPE} (sums of h PG(1, z) "
+            "draws); PyMC's polyagamma package also draws non-integer h",
+        )
+    ],
 }
 
 # Distributions without a sampler, by class name, and why
-NOT_YET = "no ONNX sampler yet"
 UNSUPPORTED: dict[str, str] = {
     "FlatRV": "an improper distribution: PyMC cannot draw from it either",
     "HalfFlatRV": "an improper distribution: PyMC cannot draw from it either",
     "CustomDistRV": "it draws with a user's Python function, which ONNX cannot run",
     "SimulatorRV": "it draws with a user's Python function, which ONNX cannot run",
-    "PolyaGammaRV": f"{NOT_YET} (PyMC draws with the polyagamma package)",
     "ICARRV": "an improper distribution (its precision matrix is singular): "
     "PyMC cannot draw from it either",
 }

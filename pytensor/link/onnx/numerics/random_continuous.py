@@ -10,7 +10,7 @@ from pytensor.link.onnx.numerics.error_functions import (
 )
 from pytensor.link.onnx.numerics.random import Draws, until_accepted
 from pytensor.link.onnx.numerics.trigonometric import arccos
-from pytensor.link.onnx.value import Value, concat, maximum, where
+from pytensor.link.onnx.value import Value, arange, concat, maximum, where
 
 
 def best_fisher(draws: Draws, kappa: Value, s: Value):
@@ -151,3 +151,88 @@ def interpolated(draws: Draws, x, pdf, cdf) -> Value:
     d = u.squeeze([-1]) - at(cdf, start)
     denominator = f0 + maximum(f0 * f0 + 2.0 * slope * d, 0.0).sqrt()
     return x0 + where(denominator > 0.0, 2.0 * d / denominator, 0.0)
+
+
+# Devroye's sampler of J*(1, c) = 4 PG(1, 2 c) (Polson, Scott and Windle 2013,
+# appendix; Windle's thesis): a proposal from the envelope a_0(x) exp(-c**2 x / 2)
+# of the density, an exponential right of the truncation point and an inverse
+# Gaussian (or a Levy proposal for small c) left of it, accepted by the
+# alternating series sum (-1)**n a_n(x) of the density.
+PG_TRUNCATION = 0.64
+# The largest h of PG(h, z) drawn (as sums of h draws of PG(1, z))
+MAX_POLYA_GAMMA_SHAPE = 1024
+# The envelope's mass left of the truncation point without exp(-c**2 x / 2),
+# with the normal tail of N in x = 1 / N**2 proposed as sqrt(1 / t + 2 E):
+# 4 exp(-1 / (2 t)) sqrt(t / (2 pi)).
+LEVY_MASS = 4.0 * np.exp(-0.5 / PG_TRUNCATION) * np.sqrt(PG_TRUNCATION / (2 * np.pi))
+# Above this c the inverse Gaussian proposal (mass 2 exp(-c)) beats Levy's.
+INVERSE_GAUSSIAN_FROM = float(np.log(2.0 / LEVY_MASS))
+# a_n(x) / a_0(x) = (2 n + 1) exp(-n (n + 1) s(x)), s(x) >= 2 / t: the fifth
+# term is below 11 exp(-30 s) < 1e-39, far below the resolution of the uniforms.
+SERIES_EXPONENTS = np.array([2.0, 6.0, 12.0, 20.0])
+SERIES_FACTORS = np.array([-3.0, 5.0, -7.0, 9.0])
+
+
+def inverse_gaussian(draws: Draws, mean: Value) -> Value:
+    """Inverse Gaussian draws of shape 1 (Michael, Schucany and Haas 1976).
+
+    The smaller root ``mean (1 + y / 2 - sqrt(y + y**2 / 4))`` of ``y = mean
+    N**2`` is computed without cancellation as ``4 mean / (sqrt(y) + sqrt(y +
+    4))**2``.
+    """
+    n = draws.standard_normal()
+    root_y = abs(n) * mean.sqrt()
+    root = 4.0 * mean / (root_y + (root_y * root_y + 4.0).sqrt()) ** 2
+    smaller = draws.uniform() * (mean + root) <= mean
+    return where(smaller, root, mean * mean / root)
+
+
+def devroye_round(draws: Draws, c: Value):
+    """One round of Devroye's sampler of J*(1, c): candidates, where accepted."""
+    t = PG_TRUNCATION
+    rate = np.pi**2 / 8.0 + 0.5 * c * c
+    log_right_mass = np.log(np.pi / 2.0) - rate * t - rate.log()
+    use_levy = c < INVERSE_GAUSSIAN_FROM
+    log_left_mass = where(use_levy, np.log(LEVY_MASS), np.log(2.0) - c)
+    log_mass_ratio = log_right_mass - log_left_mass
+    right = draws.uniform() < log_mass_ratio.apply("Sigmoid", log_mass_ratio)
+    exponential = t - draws.open_uniform().log() / rate
+    levy = t / (1.0 - 2.0 * t * draws.open_uniform().log())
+    levy_weight = (levy / t).sqrt() * (-0.5 * c * c * levy).exp()
+    mean = 1.0 / where(use_levy, 1.0, c)
+    gaussian = inverse_gaussian(draws, mean)
+    left = where(use_levy, levy, gaussian)
+    left_weight = where(use_levy, levy_weight, where(gaussian < t, 1.0, 0.0))
+    x = where(right, exponential, left)
+    s = where(right, 0.5 * np.pi**2 * x, 2.0 / x).unsqueeze([-1])
+    terms = (s * -SERIES_EXPONENTS).exp() * SERIES_FACTORS
+    series = 1.0 + terms.sum([-1], keepdims=False)
+    accepted = draws.uniform() <= where(right, 1.0, left_weight) * series
+    return x, accepted
+
+
+def polya_gamma_draws(h: Value) -> Value:
+    """Where `polya_gamma` draws PG(h, z): integer ``h`` from 1 to `MAX_POLYA_GAMMA_SHAPE`."""
+    return (h >= 1.0) & (h <= MAX_POLYA_GAMMA_SHAPE) & h.eq(h.floor())
+
+
+def polya_gamma(draws: Draws, h: Value, z: Value) -> Value:
+    """PG(h, z) for integer ``h`` from 1 to `MAX_POLYA_GAMMA_SHAPE`: sums of
+    ``h`` draws of PG(1, z) = J*(1, |z| / 2) / 4.
+
+    Each PG(1, z) is drawn by Devroye's exact rejection sampler (see
+    `devroye_round`); the draws take ``max(h)`` of them each, those past their
+    own ``h`` skipped. Other ``h`` and NaN ``z`` give NaN, infinite ``z`` gives 0.
+    """
+    valid = polya_gamma_draws(h)
+    count = where(valid, h, 0.0)
+    flat_count = draws.flat(count)
+    most = concat([flat_count, flat_count.constant([1.0])], axis=0).max([0])
+    most = most.cast("int64")
+    terms = draws.derived(0, concat([draws.shape, most], axis=0))
+    term_index = arange(most.squeeze([0])).cast("float64")
+    c = 0.5 * abs(z).unsqueeze([-1])
+    skip = (term_index >= count.unsqueeze([-1])) | ~(c < np.inf)
+    j_star = until_accepted(devroye_round, terms, c, skip=skip, name="polyagamma")
+    sums = 0.25 * j_star.sum([-1], keepdims=False)
+    return where(valid & ~z.isnan(), sums, np.nan)
