@@ -5,11 +5,7 @@ import numpy as np
 from pytensor.scalar.basic import ScalarType
 from pytensor.tensor.type import TensorType
 
-from pytensor.link.onnx.dispatch.variables import (
-    as_real_pairs,
-    from_real_pairs,
-    is_complex,
-)
+from pytensor.link.onnx.complex_pairs import as_real_pairs, from_real_pairs, is_complex
 from pytensor.link.onnx.generator_keys import GeneratorKeys
 
 

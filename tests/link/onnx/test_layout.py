@@ -21,6 +21,7 @@ ROOT = Path(pytensor.link.onnx.__file__).parent
 CORE, NUMERICS, CONVERTERS, ENTRY_POINTS = range(4)
 LAYER_OF_TOP_LEVEL_NAME = {
     "value": CORE,
+    "complex_pairs": CORE,
     "builder": CORE,
     "kernels": CORE,
     "rewrites": CORE,

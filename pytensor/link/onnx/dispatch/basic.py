@@ -10,13 +10,12 @@ from pytensor.raise_op import CheckAndRaise
 
 import onnx
 from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder, at_opset
+from pytensor.link.onnx.complex_pairs import as_real_pairs, is_complex
 from pytensor.link.onnx.dispatch.variables import (
     INDEX_VALUE_TYPES,
     RANDOM_GENERATOR_OPS,
     ConversionFailure,
     ONNXConversionError,
-    as_real_pairs,
-    is_complex,
     is_sequence,
     random_generator_failure,
     type_failure,

@@ -34,6 +34,7 @@ from pytensor.tensor.subtensor import (
     Subtensor,
 )
 
+from pytensor.link.onnx.complex_pairs import complex_parts_dtype, is_complex
 from pytensor.link.onnx.dispatch.basic import (
     onnx_funcify,
     onnx_funcify_CheckAndRaise,
@@ -42,12 +43,7 @@ from pytensor.link.onnx.dispatch.basic import (
 )
 from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
-from pytensor.link.onnx.dispatch.variables import (
-    INDEX_VALUE_TYPES,
-    complex_parts_dtype,
-    is_complex,
-    value_type,
-)
+from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
 
 

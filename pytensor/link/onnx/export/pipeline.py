@@ -17,12 +17,9 @@ from pytensor.link.onnx.builder import (
     UniqueNames,
     sanitize_name,
 )
+from pytensor.link.onnx.complex_pairs import as_onnx_array
 from pytensor.link.onnx.dispatch import onnx_funcify
-from pytensor.link.onnx.dispatch.variables import (
-    ONNXConversionError,
-    as_onnx_array,
-    is_sequence,
-)
+from pytensor.link.onnx.dispatch.variables import ONNXConversionError, is_sequence
 from pytensor.link.onnx.export.exportable import (
     ExportableGraph,
     RebuildError,

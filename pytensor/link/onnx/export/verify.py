@@ -10,13 +10,9 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.utils import get_variable_trace_string
 
 import onnx
+from pytensor.link.onnx.complex_pairs import as_onnx_array, from_real_pairs, is_complex
 from pytensor.link.onnx.dispatch import onnx_funcify
-from pytensor.link.onnx.dispatch.variables import (
-    as_onnx_array,
-    from_real_pairs,
-    is_complex,
-    unsupported_type_reason,
-)
+from pytensor.link.onnx.dispatch.variables import unsupported_type_reason
 from pytensor.link.onnx.export.exportable import fresh_op, rebuild
 from pytensor.link.onnx.session import default_session_options
 
