@@ -65,10 +65,11 @@ def onnx_funcify_complex(op, node=None, builder=None, inputs=None, **kwargs):
     A complex value is held as the real pair of its parts along a trailing
     axis of length 2 (see `pytensor.link.onnx.dispatch.complex`): an Op's
     ordinary converter would misread it, so only the Ops registered here
-    accept complex values.
+    accept complex values. An Op the backend refuses anyway gives its reason.
     """
     raise NotImplementedError(
-        f"complex values are not supported by the Op {op} in the ONNX backend"
+        unsupported_reason(op)
+        or f"complex values are not supported by the Op {op} in the ONNX backend"
     )
 
 
