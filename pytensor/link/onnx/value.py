@@ -507,10 +507,10 @@ def either(
     ]
 
 
-def along_axis(axis: Value, ndim: int, compute) -> Value | list[Value]:
-    """``compute(k)`` (a value or a list of values) for the non-negative ``k``
-    that the 0-d int64 ``axis`` (negative from the end) names at run time,
-    among the ``ndim`` axes.
+def along_axis(axis: Value, ndim: int, compute) -> list[Value]:
+    """``compute(k)`` (a list of values) for the non-negative ``k`` that the
+    0-d int64 ``axis`` (negative from the end) names at run time, among the
+    ``ndim`` axes.
 
     Only the branch of that axis runs (`either`); an axis out of range
     raises NumPy's ``AxisError``.
@@ -523,14 +523,10 @@ def along_axis(axis: Value, ndim: int, compute) -> Value | list[Value]:
         f"axis is out of bounds for array of dimension {ndim}",
         is_scalar=True,
     )
-    last = compute(ndim - 1)
-    results = last if isinstance(last, list) else [last]
+    results = compute(ndim - 1)
     for k in reversed(range(ndim - 1)):
-        chosen = compute(k)
-        results = either(
-            axis.eq(k), chosen if isinstance(last, list) else [chosen], results
-        )
-    return results if isinstance(last, list) else results[0]
+        results = either(axis.eq(k), compute(k), results)
+    return results
 
 
 def arange(length: Value) -> Value:

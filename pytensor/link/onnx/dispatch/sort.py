@@ -76,7 +76,8 @@ def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
     if isinstance(axis_var, Constant):
         return sort_along(normalize_axis_index(int(axis_var.data), ndim))
     axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
-    return along_axis(axis, ndim, lambda k: builder.value(sort_along(k), dtype)).name
+    [result] = along_axis(axis, ndim, lambda k: [builder.value(sort_along(k), dtype)])
+    return result.name
 
 
 @onnx_funcify.register(ArgSortOp)

@@ -140,7 +140,8 @@ def onnx_funcify_Join(op, node, builder, inputs, **kwargs):
     if isinstance(axis_var, Constant):
         return [join_along(int(axis_var.data) % ndim).name]
     axis = builder.value(inputs[0], axis_var.type.dtype).cast("int64")
-    return [along_axis(axis, ndim, join_along).name]
+    [joined] = along_axis(axis, ndim, lambda k: [join_along(k)])
+    return [joined.name]
 
 
 @onnx_funcify.register(Split)
