@@ -239,13 +239,13 @@ def test_export_holds_complex_values_as_real_pairs(tmp_path):
 @pytest.mark.parametrize(
     "make, op_name",
     [
-        (pt.sin, "Sin"),
-        (lambda z: z**z, "Pow"),
+        (pt.sigmoid, "Sigmoid"),
+        (lambda z: pt.arctan2(z, z), "Arctan2"),
         (pt.prod, "Prod"),
         (pt.cumsum, "CumOp"),
         (lambda z: pt.linalg.inv(pt.outer(z, z)), "MatrixInverse"),
     ],
-    ids=["sin", "pow", "prod", "cumsum", "inv"],
+    ids=["sigmoid", "arctan2", "prod", "cumsum", "inv"],
 )
 def test_unsupported_ops_fail_at_compile_time(make, op_name):
     z = pt.vector("z", dtype="complex128")
@@ -281,3 +281,156 @@ def same_special(dtype):
             assert same.all(), (actual[~same], expected[~same])
 
     return assert_same
+
+
+# Transcendental functions: complex128 agrees with NumPy to 1e-13, complex64
+# to 1e-5, away from the cancellation regions of NumPy's formulas
+TRANSCENDENTAL = {
+    name: getattr(pt, name)
+    for name in (
+        *("sin", "cos", "tan", "sinh", "cosh", "tanh"),
+        *("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"),
+        *("log1p", "log2", "log10", "exp2", "expm1"),
+    )
+}
+TRANSCENDENTAL_RTOL = {"complex128": 1e-13, "complex64": 1e-5}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("name", TRANSCENDENTAL)
+def test_transcendental(name, dtype):
+    z = pt.matrix("z", dtype=dtype)
+    rng = np.random.default_rng(5)
+    scale = np.exp(rng.uniform(-6.0, 2.0, size=(2, 8, 16)))
+    value = (
+        scale[0] * rng.normal(size=(8, 16)) + 1j * scale[1] * rng.normal(size=(8, 16))
+    ).astype(dtype)
+    # NumPy's log(1 + z) cancels next to z = 0: errors of its last bits there
+    atol = 2.0 * np.finfo(value.real.dtype).eps if name == "log1p" else 0.0
+    compare_onnx_and_py(
+        [z], [TRANSCENDENTAL[name](z)], [value], assert_fn=relatively_close(dtype, atol)
+    )
+
+
+def finite_special_grid(dtype):
+    """`special_grid` of the finite parts; the huge one is 1e38 in complex64."""
+    huge = 1e300 if dtype == "complex128" else 1e38
+    parts = [0.0, -0.0, 1.0, -2.5, huge, -1e-310, 0.75]
+    numbers = [complex(a, b) for a, b in itertools.product(parts, repeat=2)]
+    return np.array(numbers, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("name", TRANSCENDENTAL)
+def test_transcendental_finite_special_values_follow_numpy(name, dtype):
+    # the branch cuts and signs of zero of NumPy, and no overflow of
+    # intermediate squares for huge parts
+    z = pt.vector("z", dtype=dtype)
+    value = finite_special_grid(dtype)
+    if name in ("arctan", "arctanh"):
+        value = value[abs(abs(value) - 1.0) > 1e-300]
+    compare_onnx_and_py(
+        [z], [TRANSCENDENTAL[name](z)], [value], assert_fn=same_special(dtype)
+    )
+
+
+INFINITE_PARTS_DIFFER = pytest.mark.xfail(
+    strict=True,
+    reason="C99's special values where a part is infinite or NaN are matched "
+    "only where the formulas give them (see docs/usage.rst)",
+)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize(
+    "name",
+    [
+        name
+        if name.startswith(("log", "exp"))
+        else pytest.param(name, marks=INFINITE_PARTS_DIFFER)
+        for name in TRANSCENDENTAL
+    ],
+)
+def test_transcendental_infinite_and_nan_parts(name, dtype):
+    z = pt.vector("z", dtype=dtype)
+    compare_onnx_and_py(
+        [z],
+        [TRANSCENDENTAL[name](z)],
+        special_grid(dtype, 1),
+        assert_fn=same_special(dtype),
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="within 1e-154 of the branch points +-1, (1 - |re|)**2 + im**2 "
+    "underflows: an infinite real part where NumPy's is finite",
+)
+def test_arctanh_next_to_its_branch_points():
+    z = pt.vector("z", dtype="complex128")
+    compare_onnx_and_py(
+        [z],
+        [pt.arctanh(z)],
+        [np.array([1 - 1e-310j])],
+        assert_fn=same_special("complex128"),
+    )
+
+
+POWERS = {
+    "complex_complex": lambda z, w: z**w,
+    "complex_real": lambda z, w: z ** pt.real(w),
+    "real_complex": lambda z, w: pt.real(z) ** w,
+    "complex_square": lambda z: z ** pt.constant(2.0),
+    "complex_half": lambda z: z**0.5,
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("name", POWERS)
+def test_power(name, dtype):
+    z, w = pt.matrix("z", dtype=dtype), pt.matrix("w", dtype=dtype)
+    rng = np.random.default_rng(6)
+    values = [complex_values(rng, (3, 4), dtype), complex_values(rng, (3, 4), dtype)]
+    make = POWERS[name]
+    n_inputs = make.__code__.co_argcount
+    out = make(*(z, w)[:n_inputs])
+    compare_onnx_and_py(
+        [z, w][:n_inputs],
+        [out],
+        values[:n_inputs],
+        assert_fn=relatively_close(out.type.dtype),
+    )
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+def test_power_of_and_to_zero(dtype):
+    # NumPy: z ** 0 = 1, and 0 ** w = 0 if Re w > 0, else NaN
+    z, w = pt.vector("z", dtype=dtype), pt.vector("w", dtype=dtype)
+    numbers = [0j, complex(0.0, -0.0), 1.5 - 2j, 2j, -1.0 + 0j, 0.5 + 0j]
+    pairs = [(a, b) for a, b in itertools.product(numbers, repeat=2) if a * b == 0]
+    values = [np.array(c, dtype=dtype) for c in zip(*pairs)]
+    compare_onnx_and_py([z, w], [z**w], values, assert_fn=same_special(dtype))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="z ** n is exp(n log z): for integer n where NumPy multiplies, "
+    "|z| ** n overflows in both parts beyond 1e308 (NumPy keeps one finite)",
+)
+def test_integer_powers_of_huge_numbers():
+    z, w = pt.vector("z", dtype="complex128"), pt.vector("w", dtype="complex128")
+    values = [np.array([1 + 1e300j]), np.array([2 + 0j])]
+    compare_onnx_and_py([z, w], [z**w], values, assert_fn=same_special("complex128"))
+
+
+def relatively_close(dtype, atol=0.0):
+    """Complex values within `TRANSCENDENTAL_RTOL` of the magnitude of NumPy's
+    (plus ``atol``)."""
+    rtol = TRANSCENDENTAL_RTOL[np.dtype(dtype).name]
+
+    def assert_close(onnx_value, py_value):
+        assert onnx_value.dtype == py_value.dtype
+        error = abs(onnx_value - py_value)
+        assert (error <= rtol * abs(py_value) + atol).all(), error.max()
+
+    return assert_close

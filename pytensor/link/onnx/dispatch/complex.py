@@ -45,6 +45,7 @@ from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
+from pytensor.link.onnx.numerics import complex_elementary as nce
 
 
 for op_class in (DeepCopyOp, TypeCastingOp, ScalarFromTensor, TensorFromScalar):
@@ -78,6 +79,29 @@ COMPLEX_FUNCTIONS = {
     ps.Abs: nc.absolute,
     ps.Angle: nc.angle,
 }
+# Transcendental functions of complex numbers
+COMPLEX_FUNCTIONS.update(
+    {
+        ps.Sin: nce.sin,
+        ps.Cos: nce.cos,
+        ps.Tan: nce.tan,
+        ps.Sinh: nce.sinh,
+        ps.Cosh: nce.cosh,
+        ps.Tanh: nce.tanh,
+        ps.ArcSin: nce.arcsin,
+        ps.ArcCos: nce.arccos,
+        ps.ArcTan: nce.arctan,
+        ps.ArcSinh: nce.arcsinh,
+        ps.ArcCosh: nce.arccosh,
+        ps.ArcTanh: nce.arctanh,
+        ps.Pow: nce.power,
+        ps.Log1p: nce.log1p,
+        ps.Log2: nce.log2,
+        ps.Log10: nce.log10,
+        ps.Exp2: nce.exp2,
+        ps.Expm1: nce.expm1,
+    }
+)
 # Scalar Ops acting on the parts alike: applied to the pairs of complex inputs
 PAIR_WISE_FUNCTIONS = {
     ps.Add: variadic(operator.add),
