@@ -408,7 +408,7 @@ def test_power_of_and_to_zero(dtype):
     z, w = pt.vector("z", dtype=dtype), pt.vector("w", dtype=dtype)
     numbers = [0j, complex(0.0, -0.0), 1.5 - 2j, 2j, -1.0 + 0j, 0.5 + 0j]
     pairs = [(a, b) for a, b in itertools.product(numbers, repeat=2) if a * b == 0]
-    values = [np.array(c, dtype=dtype) for c in zip(*pairs)]
+    values = [np.array(c, dtype=dtype) for c in zip(*pairs, strict=True)]
     compare_onnx_and_py([z, w], [z**w], values, assert_fn=same_special(dtype))
 
 

@@ -14,15 +14,10 @@ The trigonometric functions are the hyperbolic ones of ``i z``.
 import numpy as np
 
 from pytensor.link.onnx.numerics import complex as nc
+from pytensor.link.onnx.numerics import elementary as real
+from pytensor.link.onnx.numerics import trigonometric as real_trigonometric
 from pytensor.link.onnx.numerics.constants import PI_2
-from pytensor.link.onnx.numerics.elementary import arcsinh as real_arcsinh
-from pytensor.link.onnx.numerics.elementary import expm1 as real_expm1
-from pytensor.link.onnx.numerics.elementary import (
-    half_exp_squared,
-    log1p as real_log1p,
-    odd,
-)
-from pytensor.link.onnx.numerics.trigonometric import arctan as real_arctan
+from pytensor.link.onnx.numerics.elementary import half_exp_squared, odd
 from pytensor.link.onnx.numerics.trigonometric import (
     arctan2,
     arctan_nonnegative,
@@ -58,7 +53,7 @@ def signed_sin_and_cos(b: Value) -> tuple[Value, Value]:
 def abs_sinh_and_cosh(a: Value) -> tuple[Value, Value]:
     """``|sinh(a)|`` and ``cosh(a)`` from one ``expm1``."""
     x = abs(a)
-    t = real_expm1(x)
+    t = real.expm1(x)
     e = t + 1.0
     moderate = x < HYPERBOLIC_ASYMPTOTE
     asymptote = half_exp_squared(x)
@@ -126,15 +121,15 @@ def arcsin(z: Parts) -> Parts:
     """Kahan: ``arctan(a / Re(xi eta)) + i arcsinh(Im(conj(xi) eta))`` with
     ``xi = sqrt(1 - z)``, ``eta = sqrt(1 + z)``."""
     (xi_re, xi_im), (eta_re, eta_im) = sqrt_of_one_minus_and_plus(z)
-    re = real_arctan(z[0] / abs(xi_re * eta_re - xi_im * eta_im))
-    return re, real_arcsinh(xi_re * eta_im - xi_im * eta_re)
+    re = real_trigonometric.arctan(z[0] / abs(xi_re * eta_re - xi_im * eta_im))
+    return re, real.arcsinh(xi_re * eta_im - xi_im * eta_re)
 
 
 def arccos(z: Parts) -> Parts:
     """Kahan: ``2 arctan(Re(xi) / Re(eta)) + i arcsinh(Im(conj(eta) xi))``."""
     (xi_re, xi_im), (eta_re, eta_im) = sqrt_of_one_minus_and_plus(z)
     re = 2.0 * arctan_nonnegative(xi_re / eta_re)
-    return re, real_arcsinh(eta_re * xi_im - eta_im * xi_re)
+    return re, real.arcsinh(eta_re * xi_im - eta_im * xi_re)
 
 
 def arccosh(z: Parts) -> Parts:
@@ -143,8 +138,8 @@ def arccosh(z: Parts) -> Parts:
     a, b = z
     xi_re, xi_im = nc.sqrt((a - 1.0, b))
     eta_re, eta_im = nc.sqrt((a + 1.0, b))
-    re = real_arcsinh(xi_re * eta_re + xi_im * eta_im)
-    return re, 2.0 * real_arctan(xi_im / eta_re)
+    re = real.arcsinh(xi_re * eta_re + xi_im * eta_im)
+    return re, 2.0 * real_trigonometric.arctan(xi_im / eta_re)
 
 
 def arcsinh(z: Parts) -> Parts:
@@ -159,7 +154,7 @@ def arctanh(z: Parts) -> Parts:
     a, b = z
     x, y, larger, ratio = nc.magnitude_and_ratio(z)
     one_minus_x = 1.0 - x
-    re = 0.25 * real_log1p(4.0 * x / (one_minus_x * one_minus_x + y * y))
+    re = 0.25 * real.log1p(4.0 * x / (one_minus_x * one_minus_x + y * y))
     im = 0.5 * arctan2(2.0 * y, one_minus_x * (1.0 + x) - y * y)
     huge = larger > float(np.sqrt(np.finfo(a.dtype).max) / 4.0)
     x_over_larger = where(x < y, ratio, where(x.isinf(), 0.0, 1.0))
@@ -210,5 +205,5 @@ def expm1(z: Parts) -> Parts:
     a, b = z
     sin_half_b = signed_sin_and_cos(0.5 * b)[0]
     sin_b, cos_b = signed_sin_and_cos(b)
-    re = real_expm1(a) * cos_b - 2.0 * sin_half_b * sin_half_b
+    re = real.expm1(a) * cos_b - 2.0 * sin_half_b * sin_half_b
     return re, a.exp() * sin_b
