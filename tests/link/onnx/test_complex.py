@@ -3,8 +3,10 @@ import warnings
 
 import numpy as np
 import onnxruntime as ort
+import pytensor.scalar as ps
 import pytensor.tensor as pt
 import pytest
+from pytensor.tensor.elemwise import Elemwise
 
 import pytensor
 from pytensor.link.onnx import export_onnx
@@ -434,3 +436,45 @@ def relatively_close(dtype, atol=0.0):
         assert (error <= rtol * abs(py_value) + atol).all(), error.max()
 
     return assert_close
+
+
+@pytest.mark.parametrize("exponent", [3, 5, -3, 7])
+def test_constant_integer_powers_are_nested_products(exponent):
+    # PyTensor rewrites them into Composite graphs of sqr and mul, as NumPy
+    # multiplies: exact where the products are
+    z = pt.vector("z", dtype="complex128")
+    value = np.array([1 + 1j, 2 - 1j, -0.5 + 3j, 1e30 + 1e-30j])
+    fn, _ = compare_onnx_and_py(
+        [z], [z**exponent], [value], assert_fn=close("complex128")
+    )
+    np.testing.assert_array_equal(fn(value[:2])[0], value[:2] ** exponent)
+
+
+def test_composite_keeps_its_real_nodes_real():
+    # sqrt of a negative real is NaN, not an imaginary number
+    x, y = ps.float64("x"), ps.float64("y")
+    z = ps.complex128("z")
+    composite = ps.Composite([x, y, z], [z * ps.sqrt(-x) + y, ps.abs(z) + x])
+    xs, ys = pt.vector("xs"), pt.vector("ys")
+    zs = pt.vector("zs", dtype="complex128")
+    outs = Elemwise(composite)(xs, ys, zs)
+    values = [
+        np.array([-4.0, 0.5, 0.0]),
+        np.array([1.0, 2.0, -0.0]),
+        np.array([1j, 2, -1]),
+    ]
+    compare_onnx_and_py(
+        [xs, ys, zs], outs, values, assert_fn=same_special("complex128")
+    )
+
+
+def test_complex64_is_accurate_next_to_the_poles_of_tan():
+    # computed in float64 parts: float32 range reductions lose the zeros of cos
+    z = pt.vector("z", dtype="complex64")
+    value = np.array(
+        [32.985863 + 0.005985281j, 0.001666575 + 92.60091j], dtype="complex64"
+    )
+    fn = pytensor.function([z], [pt.tan(z), pt.tanh(1j * z)], mode="ONNX")
+    exact = np.tan(value.astype("complex128"))
+    for result in (fn(value)[0], -1j * fn(value)[1]):
+        np.testing.assert_allclose(result, exact, rtol=2e-7)

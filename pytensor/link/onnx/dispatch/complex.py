@@ -36,6 +36,7 @@ from pytensor.tensor.subtensor import (
 
 from pytensor.link.onnx.complex_pairs import complex_parts_dtype, is_complex
 from pytensor.link.onnx.dispatch.basic import (
+    convert_nodes,
     onnx_funcify,
     onnx_funcify_CheckAndRaise,
     onnx_funcify_complex,
@@ -80,28 +81,32 @@ COMPLEX_FUNCTIONS = {
     ps.Angle: nc.angle,
 }
 # Transcendental functions of complex numbers
-COMPLEX_FUNCTIONS.update(
-    {
-        ps.Sin: nce.sin,
-        ps.Cos: nce.cos,
-        ps.Tan: nce.tan,
-        ps.Sinh: nce.sinh,
-        ps.Cosh: nce.cosh,
-        ps.Tanh: nce.tanh,
-        ps.ArcSin: nce.arcsin,
-        ps.ArcCos: nce.arccos,
-        ps.ArcTan: nce.arctan,
-        ps.ArcSinh: nce.arcsinh,
-        ps.ArcCosh: nce.arccosh,
-        ps.ArcTanh: nce.arctanh,
-        ps.Pow: nce.power,
-        ps.Log1p: nce.log1p,
-        ps.Log2: nce.log2,
-        ps.Log10: nce.log10,
-        ps.Exp2: nce.exp2,
-        ps.Expm1: nce.expm1,
-    }
-)
+TRANSCENDENTAL_FUNCTIONS = {
+    ps.Sin: nce.sin,
+    ps.Cos: nce.cos,
+    ps.Tan: nce.tan,
+    ps.Sinh: nce.sinh,
+    ps.Cosh: nce.cosh,
+    ps.Tanh: nce.tanh,
+    ps.ArcSin: nce.arcsin,
+    ps.ArcCos: nce.arccos,
+    ps.ArcTan: nce.arctan,
+    ps.ArcSinh: nce.arcsinh,
+    ps.ArcCosh: nce.arccosh,
+    ps.ArcTanh: nce.arctanh,
+    ps.Pow: nce.power,
+    ps.Log1p: nce.log1p,
+    ps.Log2: nce.log2,
+    ps.Log10: nce.log10,
+    ps.Exp2: nce.exp2,
+    ps.Expm1: nce.expm1,
+}
+COMPLEX_FUNCTIONS.update(TRANSCENDENTAL_FUNCTIONS)
+# computed in float64 parts also for complex64 (rounded once at the end):
+# float32 range reductions lose the accuracy next to the zeros of sin and cos.
+# Not exp2, which scales by log(2) in the input's precision as NumPy does (the
+# phase of a huge imaginary part depends on that rounding)
+DOUBLE_PRECISION_FUNCTIONS = TRANSCENDENTAL_FUNCTIONS.keys() - {ps.Exp2}
 # Scalar Ops acting on the parts alike: applied to the pairs of complex inputs
 PAIR_WISE_FUNCTIONS = {
     ps.Add: variadic(operator.add),
@@ -125,7 +130,8 @@ def onnx_funcify_complex_Elemwise(
 ):
     scalar_op = type(op.scalar_op)
     from_real = scalar_op in FROM_REAL_FUNCTIONS
-    if not from_real and scalar_op not in COMPLEX_FUNCTIONS:
+    composite = issubclass(scalar_op, ps.Composite)
+    if not (from_real or composite) and scalar_op not in COMPLEX_FUNCTIONS:
         raise NotImplementedError(
             f"complex values are not supported by the scalar Op {op.scalar_op} "
             f"in the ONNX backend (only by {SUPPORTED_SCALAR_OPS})"
@@ -138,7 +144,14 @@ def onnx_funcify_complex_Elemwise(
         RUNTIME_BROADCASTING,
         value_names,
     )
-    dtype = parts_dtype(node)
+    dtype = "float64" if in_double_precision(op.scalar_op) else parts_dtype(node)
+    if composite:
+        operands = [
+            complex_operand(builder, var, name, dtype, keep_real=True)
+            for var, name in zip(node.inputs, inputs, strict=True)
+        ]
+        results = composite_on_parts(op.scalar_op, operands, builder, dtype)
+        return list(map(output_value, node.outputs, results))
     [out] = node.outputs
     if scalar_op in PAIR_WISE_FUNCTIONS and all(map(is_complex, node.inputs)):
         pairs = [
@@ -152,10 +165,15 @@ def onnx_funcify_complex_Elemwise(
         for var, name in zip(node.inputs, inputs, strict=True)
     ]
     functions = FROM_REAL_FUNCTIONS if from_real else COMPLEX_FUNCTIONS
-    result = functions[scalar_op](*operands)
+    return [output_value(out, functions[scalar_op](*operands))]
+
+
+def output_value(out, result) -> str:
+    """The ONNX value of the output ``out`` computed as ``result``: parts, or
+    one real value with the pair axis."""
     if is_complex(out):
-        return [nc.join(result).cast(value_type(out)[0]).name]
-    return [result.squeeze([-1]).cast(out.type.dtype).name]
+        return nc.join(result).cast(value_type(out)[0]).name
+    return result.squeeze([-1]).cast(out.type.dtype).name
 
 
 def parts_dtype(node) -> str:
@@ -164,15 +182,74 @@ def parts_dtype(node) -> str:
     return complex_parts_dtype(np.result_type(*dtypes))
 
 
-def complex_operand(builder, var, name, dtype, real=False):
+def complex_operand(builder, var, name, dtype, real=False, keep_real=False):
     """The parts of the input ``var`` (ONNX value ``name``) in ``dtype``; a real
-    ``var`` is one part with the pair axis, or, unless ``real``, a complex
-    number of imaginary part 0."""
+    ``var`` is one part with the pair axis (in its own dtype if
+    ``keep_real``), or, unless ``real``, a complex number of imaginary part 0."""
     value = builder.value(name, value_type(var)[0])
     if is_complex(var):
         return tuple(part.cast(dtype) for part in nc.split(value))
+    if keep_real:
+        return value.unsqueeze([-1])
     value = value.cast(dtype)
     return value.unsqueeze([-1]) if real else nc.from_real(value)
+
+
+def in_double_precision(scalar_op) -> bool:
+    """Whether the scalar Op ``scalar_op`` (or one in its ``Composite`` graph)
+    is computed in float64 parts."""
+    if isinstance(scalar_op, ps.Composite):
+        return any(in_double_precision(n.op) for n in scalar_op.fgraph.apply_nodes)
+    return type(scalar_op) in DOUBLE_PRECISION_FUNCTIONS
+
+
+def composite_on_parts(composite, operands, builder, dtype) -> list:
+    """The outputs of the ``Composite`` scalar Op ``composite`` from its
+    ``operands``: parts (in ``dtype``) or real values with the pair axis.
+
+    Its inner nodes on real values only are converted as real ones; a real
+    value met by a complex function is a complex number of imaginary part +0,
+    as PyTensor upcasts it.
+    """
+
+    def parts(value):
+        if isinstance(value, tuple):
+            return value
+        re = value.cast(dtype)
+        return re, re.full_like(0.0)
+
+    def constant(var):
+        if is_complex(var):
+            number = complex(var.data)
+            return tuple(
+                builder.value(builder.constant(part, dtype), dtype)
+                for part in (number.real, number.imag)
+            )
+        return builder.value(builder.constant(var.data, var.type.dtype), var.type.dtype)
+
+    def convert(inner_node, inner_values):
+        if not any(map(is_complex, inner_node.inputs + inner_node.outputs)):
+            names = onnx_funcify(
+                inner_node.op,
+                node=inner_node,
+                builder=builder,
+                inputs=[value.name for value in inner_values],
+            )
+            return [
+                builder.value(name, out.type.dtype)
+                for name, out in zip(names, inner_node.outputs, strict=True)
+            ]
+        function = COMPLEX_FUNCTIONS.get(type(inner_node.op))
+        if function is None:
+            raise NotImplementedError(
+                f"complex values are not supported by the scalar Op {inner_node.op} "
+                f"of {composite} in the ONNX backend (only by {SUPPORTED_SCALAR_OPS})"
+            )
+        return [function(*map(parts, inner_values))]
+
+    values = dict(zip(composite.fgraph.inputs, operands, strict=True))
+    convert_nodes(composite.fgraph.toposort(), values, constant, convert)
+    return [values[out] for out in composite.fgraph.outputs]
 
 
 # Ops that act on the real and imaginary parts alike, f(re + i im) =
