@@ -16,7 +16,7 @@ import numpy as np
 from pytensor.link.onnx.numerics import complex as nc
 from pytensor.link.onnx.numerics import elementary as real
 from pytensor.link.onnx.numerics import trigonometric as real_trigonometric
-from pytensor.link.onnx.numerics.constants import PI_2
+from pytensor.link.onnx.numerics.constants import PI_2, PI_4
 from pytensor.link.onnx.numerics.elementary import half_exp_squared, odd
 from pytensor.link.onnx.numerics.trigonometric import (
     arctan2,
@@ -117,29 +117,48 @@ def sqrt_of_one_minus_and_plus(z: Parts) -> tuple[Parts, Parts]:
     return nc.sqrt((1.0 - a, -b)), nc.sqrt((1.0 + a, b))
 
 
+def angle_toward_infinity(x: Value) -> Value:
+    """``arg(x + i inf)``: ``pi/2`` for a finite ``x``, ``pi/4`` for ``+inf``
+    and ``3 pi/4`` for ``-inf``."""
+    return where(x.isinf(), where(x > 0.0, PI_4, 3.0 * PI_4), PI_2)
+
+
+def signed_like(x: Value, magnitude: Value) -> Value:
+    """``magnitude`` with the sign of ``x``, not zero."""
+    return where(x > 0.0, magnitude, -magnitude)
+
+
 def arcsin(z: Parts) -> Parts:
     """Kahan: ``arctan(a / Re(xi eta)) + i arcsinh(Im(conj(xi) eta))`` with
-    ``xi = sqrt(1 - z)``, ``eta = sqrt(1 + z)``."""
+    ``xi = sqrt(1 - z)``, ``eta = sqrt(1 + z)``; C99's real part for an
+    infinite ``a``."""
+    a, b = z
     (xi_re, xi_im), (eta_re, eta_im) = sqrt_of_one_minus_and_plus(z)
-    re = real_trigonometric.arctan(z[0] / abs(xi_re * eta_re - xi_im * eta_im))
+    re = real_trigonometric.arctan(a / abs(xi_re * eta_re - xi_im * eta_im))
+    re = where(a.isinf(), signed_like(a, angle_toward_infinity(abs(b))), re)
     return re, real.arcsinh(xi_re * eta_im - xi_im * eta_re)
 
 
 def arccos(z: Parts) -> Parts:
-    """Kahan: ``2 arctan(Re(xi) / Re(eta)) + i arcsinh(Im(conj(eta) xi))``."""
+    """Kahan: ``2 arctan(Re(xi) / Re(eta)) + i arcsinh(Im(conj(eta) xi))``;
+    C99's real part for an infinite ``b``."""
+    a, b = z
     (xi_re, xi_im), (eta_re, eta_im) = sqrt_of_one_minus_and_plus(z)
     re = 2.0 * arctan_nonnegative(xi_re / eta_re)
+    re = where(b.isinf(), angle_toward_infinity(a), re)
     return re, real.arcsinh(eta_re * xi_im - eta_im * xi_re)
 
 
 def arccosh(z: Parts) -> Parts:
     """Kahan: ``arcsinh(Re(conj(xi) eta)) + 2i arctan(Im(xi) / Re(eta))``
-    with ``xi = sqrt(z - 1)``, ``eta = sqrt(z + 1)``."""
+    with ``xi = sqrt(z - 1)``, ``eta = sqrt(z + 1)``; C99's imaginary part
+    for an infinite ``b``."""
     a, b = z
     xi_re, xi_im = nc.sqrt((a - 1.0, b))
     eta_re, eta_im = nc.sqrt((a + 1.0, b))
     re = real.arcsinh(xi_re * eta_re + xi_im * eta_im)
-    return re, 2.0 * real_trigonometric.arctan(xi_im / eta_re)
+    im = 2.0 * real_trigonometric.arctan(xi_im / eta_re)
+    return re, where(b.isinf(), signed_like(b, angle_toward_infinity(a)), im)
 
 
 def arcsinh(z: Parts) -> Parts:
@@ -157,8 +176,8 @@ def arctanh(z: Parts) -> Parts:
     re = 0.25 * real.log1p(4.0 * x / (one_minus_x * one_minus_x + y * y))
     im = 0.5 * arctan2(2.0 * y, one_minus_x * (1.0 + x) - y * y)
     huge = larger > float(np.sqrt(np.finfo(a.dtype).max) / 4.0)
-    x_over_larger = where(x < y, ratio, where(x.isinf(), 0.0, 1.0))
-    re_if_huge = x_over_larger / (larger * (1.0 + ratio * ratio))
+    re_if_huge = where(x < y, ratio, 1.0) / (larger * (1.0 + ratio * ratio))
+    re_if_huge = where(larger.isinf(), 0.0, re_if_huge)
     return odd(a, where(huge, re_if_huge, re)), odd(b, where(huge, PI_2, im))
 
 
