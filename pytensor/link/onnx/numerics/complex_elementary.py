@@ -220,9 +220,10 @@ def exp2(z: Parts) -> Parts:
 
 
 def expm1(z: Parts) -> Parts:
-    """NumPy's ``expm1(a) cos(b) - 2 sin(b/2)**2 + i exp(a) sin(b)``."""
+    """NumPy's ``expm1(a) cos(b) - 2 sin(b/2)**2 + i exp(a) sin(b)``, ``sin(b)``
+    and ``cos(b)`` from the one range reduction of ``b/2``."""
     a, b = z
-    sin_half_b = signed_sin_and_cos(0.5 * b)[0]
-    sin_b, cos_b = signed_sin_and_cos(b)
-    re = real.expm1(a) * cos_b - 2.0 * sin_half_b * sin_half_b
-    return re, a.exp() * sin_b
+    sin_half_b, cos_half_b = signed_sin_and_cos(0.5 * b)
+    twice_sin_squared = 2.0 * sin_half_b * sin_half_b
+    re = real.expm1(a) * (1.0 - twice_sin_squared) - twice_sin_squared
+    return re, a.exp() * (2.0 * sin_half_b * cos_half_b)
