@@ -138,14 +138,25 @@ STRUCTURAL = {
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
 @pytest.mark.parametrize("name", STRUCTURAL)
 def test_shape_ops_reductions_and_dot(name, dtype):
-    z, w = pt.matrix("z", dtype=dtype), pt.matrix("w", dtype=dtype)
     rng = np.random.default_rng(4)
     values = [complex_values(rng, (3, 4), dtype), complex_values(rng, (1, 4), dtype)]
-    make = STRUCTURAL[name]
+    compare_on_matrices(STRUCTURAL[name], values, close)
+
+
+def compare_on_matrices(make, values, assert_fn):
+    """`compare_onnx_and_py` of ``make`` applied to as many matrices (of the
+    dtype of ``values``) as it takes; ``assert_fn`` of the output's dtype."""
+    z, w = (
+        pt.matrix(name, dtype=value.dtype)
+        for name, value in zip("zw", values, strict=True)
+    )
     n_inputs = make.__code__.co_argcount
     out = make(*(z, w)[:n_inputs])
     compare_onnx_and_py(
-        [z, w][:n_inputs], [out], values[:n_inputs], assert_fn=close(out.type.dtype)
+        [z, w][:n_inputs],
+        [out],
+        values[:n_inputs],
+        assert_fn=assert_fn(out.type.dtype),
     )
 
 
@@ -327,62 +338,46 @@ def transcendental_special_grid(dtype, *non_finite):
         return numbers[~(abs(abs(numbers) - 1.0) <= 1e-300)]
 
 
-def differ_for(names, reason):
-    return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
-        if name in names
-        else name
-        for name in TRANSCENDENTAL
-    ]
-
-
 HYPERBOLIC_AND_TRIGONOMETRIC = ("sin", "cos", "tan", "sinh", "cosh", "tanh")
 INVERSE = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")
+# The non-finite parts in the grid, the functions whose C99 special values
+# are matched only where the formulas give them, and how they differ
+SPECIAL_GRIDS = {
+    "finite": ((), (), ""),
+    "infinite": (
+        (np.inf, -np.inf),
+        HYPERBOLIC_AND_TRIGONOMETRIC,
+        "for an infinite part, often NaN where C99 has an infinity or a signed "
+        "zero (see docs/usage.rst)",
+    ),
+    "nan": (
+        (np.inf, np.nan),
+        HYPERBOLIC_AND_TRIGONOMETRIC + INVERSE,
+        "for a NaN part, often NaN in both parts where C99 keeps one (see "
+        "docs/usage.rst)",
+    ),
+}
+
+
+def special_grid_cases():
+    for grid, (non_finite, differing, reason) in SPECIAL_GRIDS.items():
+        for name in TRANSCENDENTAL:
+            marks = pytest.mark.xfail(strict=True, reason=reason)
+            yield pytest.param(
+                name,
+                non_finite,
+                marks=marks if name in differing else (),
+                id=f"{name}-{grid}",
+            )
 
 
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
-@pytest.mark.parametrize("name", TRANSCENDENTAL)
-def test_transcendental_finite_special_values_follow_numpy(name, dtype):
+@pytest.mark.parametrize("name, non_finite", special_grid_cases())
+def test_transcendental_special_values_follow_numpy(name, non_finite, dtype):
     # the branch cuts and signs of zero of NumPy, and no overflow of
     # intermediate squares for huge parts
     z = pt.vector("z", dtype=dtype)
-    value = transcendental_special_grid(dtype)
-    compare_onnx_and_py(
-        [z], [TRANSCENDENTAL[name](z)], [value], assert_fn=same_special(dtype)
-    )
-
-
-@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
-@pytest.mark.parametrize(
-    "name",
-    differ_for(
-        HYPERBOLIC_AND_TRIGONOMETRIC,
-        "C99's special values where a part is infinite are matched only where "
-        "the formulas give them: often NaN where C99 has an infinity or a signed "
-        "zero (see docs/usage.rst)",
-    ),
-)
-def test_transcendental_infinite_parts_follow_numpy(name, dtype):
-    z = pt.vector("z", dtype=dtype)
-    value = transcendental_special_grid(dtype, np.inf, -np.inf)
-    compare_onnx_and_py(
-        [z], [TRANSCENDENTAL[name](z)], [value], assert_fn=same_special(dtype)
-    )
-
-
-@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
-@pytest.mark.parametrize(
-    "name",
-    differ_for(
-        HYPERBOLIC_AND_TRIGONOMETRIC + INVERSE,
-        "C99's special values where a part is NaN are matched only where the "
-        "formulas give them: often NaN in both parts where C99 keeps one "
-        "(see docs/usage.rst)",
-    ),
-)
-def test_transcendental_nan_parts_follow_numpy(name, dtype):
-    z = pt.vector("z", dtype=dtype)
-    value = transcendental_special_grid(dtype, np.inf, np.nan)
+    value = transcendental_special_grid(dtype, *non_finite)
     compare_onnx_and_py(
         [z], [TRANSCENDENTAL[name](z)], [value], assert_fn=same_special(dtype)
     )
@@ -415,18 +410,9 @@ POWERS = {
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
 @pytest.mark.parametrize("name", POWERS)
 def test_power(name, dtype):
-    z, w = pt.matrix("z", dtype=dtype), pt.matrix("w", dtype=dtype)
     rng = np.random.default_rng(6)
     values = [complex_values(rng, (3, 4), dtype), complex_values(rng, (3, 4), dtype)]
-    make = POWERS[name]
-    n_inputs = make.__code__.co_argcount
-    out = make(*(z, w)[:n_inputs])
-    compare_onnx_and_py(
-        [z, w][:n_inputs],
-        [out],
-        values[:n_inputs],
-        assert_fn=relatively_close(out.type.dtype),
-    )
+    compare_on_matrices(POWERS[name], values, relatively_close)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
