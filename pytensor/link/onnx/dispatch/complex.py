@@ -16,6 +16,7 @@ from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.basic import (
     Alloc,
     ExtractDiag,
+    Eye,
     Join,
     MakeVector,
     ScalarFromTensor,
@@ -23,7 +24,8 @@ from pytensor.tensor.basic import (
     TensorFromScalar,
 )
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
-from pytensor.tensor.math import Dot, Sum
+from pytensor.tensor.extra_ops import CumOp, Repeat
+from pytensor.tensor.math import Dot, Prod, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.subtensor import (
     AdvancedIncSubtensor,
@@ -90,6 +92,22 @@ FROM_REAL_FUNCTIONS = {
     ps.Complex: lambda re, im: (re, im),
     ps.ComplexFromPolar: nc.from_polar,
 }
+# Order of complex numbers (NumPy's lexicographic one) and tests of their parts
+COMPLEX_FUNCTIONS.update(
+    {
+        ps.LT: nc.less,
+        ps.LE: nc.less_equal,
+        ps.GT: nc.greater,
+        ps.GE: nc.greater_equal,
+        ps.Maximum: nc.maximum,
+        ps.Minimum: nc.minimum,
+        ps.IsNan: nc.has_nan,
+        ps.IsInf: nc.has_inf,
+    }
+)
+# Scalar Ops acting on each part alike, f(re + i im) = f(re) + i f(im), whose
+# other inputs (a condition) are real: their real converters run per part
+PART_WISE_SCALAR_OPS = (ps.Switch, ps.Second)
 SUPPORTED_SCALAR_OPS = ", ".join(
     sorted(cls.__name__ for cls in (*COMPLEX_FUNCTIONS, *FROM_REAL_FUNCTIONS))
 )
@@ -100,6 +118,13 @@ def onnx_funcify_complex_Elemwise(
     op, node, builder, inputs, value_names=None, **kwargs
 ):
     scalar_op = type(op.scalar_op)
+    if scalar_op in PART_WISE_SCALAR_OPS:
+        convert = (
+            onnx_funcify_complex_part_wise
+            if is_complex(node.outputs[0])
+            else onnx_funcify_complex_on_real_parts
+        )
+        return convert(op, node, builder, inputs, value_names=value_names, **kwargs)
     from_real = scalar_op in FROM_REAL_FUNCTIONS
     if not from_real and scalar_op not in COMPLEX_FUNCTIONS:
         raise NotImplementedError(
@@ -162,10 +187,13 @@ PART_WISE_OPS = (
 
 @onnx_funcify_complex.register(Shape)
 @onnx_funcify_complex.register(Shape_i)
-def onnx_funcify_complex_shape(op, node, builder, inputs, **kwargs):
-    [z] = node.inputs
-    real_part = nc.real(value_of(builder, z, inputs[0]))
-    return converted_on_parts(node, builder, [real_part], **kwargs)
+def onnx_funcify_complex_on_real_parts(op, node, builder, inputs, **kwargs):
+    # a real result that depends on the shapes of the complex inputs only
+    parts = [
+        nc.real(value_of(builder, var, name)) if is_complex(var) else name
+        for var, name in zip(node.inputs, inputs, strict=True)
+    ]
+    return converted_on_parts(node, builder, parts, **kwargs)
 
 
 def onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs):
@@ -263,3 +291,41 @@ def converted_on_parts(node, builder, parts, **kwargs):
         inputs=[getattr(part, "name", part) for part in parts],
         **kwargs,
     )
+
+
+# Products and cumulative Ops
+
+
+@onnx_funcify_complex.register(Prod)
+def onnx_funcify_complex_Prod(op, node, builder, inputs, **kwargs):
+    # complex64 products accumulate in complex128, as in PyTensor
+    [z], [out] = node.inputs, node.outputs
+    value = value_of(builder, z, inputs[0]).cast(complex_parts_dtype(op.acc_dtype))
+    axes = tuple(range(z.type.ndim)) if op.axis is None else tuple(op.axis)
+    lengths = [z.type.shape[axis] for axis in axes]
+    length = None if None in lengths else int(np.prod(lengths, dtype="int64"))
+    result = value if not axes else nc.product(value, z.type.ndim, axes, length)
+    return [result.cast(value_type(out)[0]).name]
+
+
+@onnx_funcify_complex.register(CumOp)
+def onnx_funcify_complex_CumOp(op, node, builder, inputs, **kwargs):
+    if op.mode == "add":
+        return onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs)
+    [z] = node.inputs
+    value = value_of(builder, z, inputs[0])
+    length = z.type.shape[op.axis]
+    return [nc.cumulative_product(value, op.axis, z.type.ndim, length).name]
+
+
+onnx_funcify_complex.register(Repeat)(onnx_funcify_complex_part_wise)
+
+
+@onnx_funcify_complex.register(Eye)
+def onnx_funcify_complex_Eye(op, node, builder, inputs, **kwargs):
+    [dtype] = output_dtypes(node)
+    real_op = Eye(dtype=dtype)
+    real_node = real_op.make_node(*node.inputs)
+    [re] = onnx_funcify(real_op, node=real_node, builder=builder, inputs=inputs)
+    re = builder.value(re, dtype).unsqueeze([-1])
+    return [nc.join((re, re.full_like(0.0))).name]
