@@ -27,6 +27,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.extra_ops import CumOp, Repeat
 from pytensor.tensor.math import Dot, Prod, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
+from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.tensor.subtensor import (
     AdvancedIncSubtensor,
     AdvancedIncSubtensor1,
@@ -45,8 +46,10 @@ from pytensor.link.onnx.dispatch.basic import (
 )
 from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
+from pytensor.link.onnx.dispatch.sort import along_sort_axis, stable_argsort
 from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
+from pytensor.link.onnx.value import Value
 
 
 for op_class in (DeepCopyOp, TypeCastingOp, ScalarFromTensor, TensorFromScalar):
@@ -329,3 +332,39 @@ def onnx_funcify_complex_Eye(op, node, builder, inputs, **kwargs):
     [re] = onnx_funcify(real_op, node=real_node, builder=builder, inputs=inputs)
     re = builder.value(re, dtype).unsqueeze([-1])
     return [nc.join((re, re.full_like(0.0))).name]
+
+
+# Sorting in NumPy's order: R + Rj, R + nanj, nan + Rj, nan + nanj, each
+# lexicographic (real parts, then imaginary parts)
+
+
+def lexicographic_argsort(builder, re: Value, im: Value, axis: int) -> Value:
+    """The stable order of the complex numbers of parts ``re`` and ``im`` (no
+    pair axis) along ``axis``: stable sorts by imaginary parts, by real parts,
+    then by NaN class as listed above."""
+    nan_class = re.isnan().cast("int64") * 2 + im.isnan().cast("int64")
+    order = None
+    for key in (im, re, nan_class):
+        in_order = key if order is None else key.take_along(order, axis)
+        by_key = builder.value(
+            stable_argsort(builder, in_order.name, key.dtype, axis), "int64"
+        )
+        order = by_key if order is None else order.take_along(by_key, axis)
+    return order
+
+
+@onnx_funcify_complex.register(SortOp)
+@onnx_funcify_complex.register(ArgSortOp)
+def onnx_funcify_complex_sort(op, node, builder, inputs, **kwargs):
+    z = value_of(builder, node.inputs[0], inputs[0])
+    re, im = nc.real(z), nc.imag(z)
+    [out] = node.outputs
+
+    def sort_along(axis):
+        order = lexicographic_argsort(builder, re, im, axis)
+        if not is_complex(out):
+            return order.name
+        parts = (part.take_along(order, axis).unsqueeze([-1]) for part in (re, im))
+        return nc.join(tuple(parts)).name
+
+    return [along_sort_axis(builder, node, inputs, sort_along, value_type(out)[0])]
