@@ -413,3 +413,29 @@ def test_sorting_in_numpys_order(name, axis, dtype):
     )
     assert_fn = same_special(dtype) if out.dtype == dtype else np.testing.assert_equal
     compare_onnx_and_py(inputs, [out], values, assert_fn=assert_fn)
+
+
+INTEGER_VALUES = {
+    "inc_subtensor": lambda z, k: pt.inc_subtensor(z[0, 0], k[0, 0]),
+    "set_subtensor": lambda z, k: pt.set_subtensor(z[1], k[0]),
+    "advanced_inc": lambda z, k: pt.inc_subtensor(z[[0, 1], [2, 2]], k[0, :2]),
+    "advanced_inc1": lambda z, k: pt.inc_subtensor(z[[2, 0]], k[:2]),
+    "join": lambda z, k: pt.concatenate([z, k], axis=1),
+    "stack": lambda z, k: pt.stack([z[0, 0], k[1, 1]]),
+    "alloc": lambda z, k: pt.alloc(k[0, 0], 2, 3) * z[:2],
+    "dot": lambda z, k: pt.dot(k, z),
+    "dot_right": lambda z, k: pt.dot(z, k),
+    "switch": lambda z, k: pt.switch(k > 1, k, z),
+    "switch_on_integers": lambda z, k: pt.switch(k, z, 2 * z),
+}
+
+
+@pytest.mark.parametrize("name", INTEGER_VALUES)
+def test_integer_values_have_zero_imaginary_parts(name):
+    # integers that are values (not indices, lengths or conditions) mixed
+    # with complex ones
+    z, k = pt.matrix("z", dtype="complex128"), pt.lmatrix("k")
+    value = complex_values(np.random.default_rng(9), (3, 3), "complex128")
+    integers = np.array([[2, -1, 0], [1, 3, 2], [0, 0, 5]])
+    out = INTEGER_VALUES[name](z, k)
+    compare_onnx_and_py([z, k], [out], [value, integers], assert_fn=close(out.dtype))

@@ -199,10 +199,23 @@ def onnx_funcify_complex_on_real_parts(op, node, builder, inputs, **kwargs):
     return converted_on_parts(node, builder, parts, **kwargs)
 
 
+# The inputs of the part-wise Ops that hold their values (by default the
+# first): the others are indices, lengths, axes or conditions
+VALUE_INPUTS = {
+    Elemwise: slice(1, None),
+    Join: slice(1, None),
+    MakeVector: slice(None),
+    IncSubtensor: slice(0, 2),
+    AdvancedIncSubtensor: slice(0, 2),
+    AdvancedIncSubtensor1: slice(0, 2),
+}
+
+
 def onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs):
+    values = range(len(inputs))[VALUE_INPUTS.get(type(op), slice(0, 1))]
     parts = [
-        input_parts(builder, var, name)
-        for var, name in zip(node.inputs, inputs, strict=True)
+        input_parts(builder, var, name, is_index=position not in values)
+        for position, (var, name) in enumerate(zip(node.inputs, inputs, strict=True))
     ]
     re = converted_on_parts(node, builder, [p[0] for p in parts], **kwargs)
     im = converted_on_parts(node, builder, [p[1] for p in parts], **kwargs)
@@ -246,17 +259,18 @@ def value_of(builder, var, name):
     return builder.value(name, value_type(var)[0])
 
 
-def input_parts(builder, var, name, real_imag=0.0):
+def input_parts(builder, var, name, real_imag=0.0, is_index=False):
     """The real and imaginary parts of the input ``var`` (ONNX value
     ``name``), without the pair axis: a real ``var``'s imaginary part is
-    zeros, or ``real_imag`` if ``None``; an integer input (an index, a
-    length, a ``None`` or slice given as a Python object) stands for both."""
+    zeros, or ``real_imag`` if ``None``; an index (``is_index``: a
+    position, a length, an axis, a condition; a ``None`` or slice given as a
+    Python object) stands for both."""
     if isinstance(var.type, INDEX_VALUE_TYPES):
         return name, name
     value = value_of(builder, var, name)
     if is_complex(var):
         return nc.real(value), nc.imag(value)
-    if np.dtype(var.type.dtype).kind != "f":
+    if is_index:
         return value, value
     return value, None if real_imag is None else value.full_like(real_imag)
 
