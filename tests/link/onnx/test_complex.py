@@ -241,11 +241,11 @@ def test_export_holds_complex_values_as_real_pairs(tmp_path):
     [
         (pt.sin, "Sin"),
         (lambda z: z**z, "Pow"),
-        (pt.argmax, "Argmax"),
-        (pt.max, "Max"),
+        (lambda z: pt.linalg.kron(pt.outer(z, z), pt.outer(z, z)), "Kronecker"),
+        (pt.unique, "Unique"),
         (lambda z: pt.linalg.inv(pt.outer(z, z)), "MatrixInverse"),
     ],
-    ids=["sin", "pow", "argmax", "max", "inv"],
+    ids=["sin", "pow", "kron", "unique", "inv"],
 )
 def test_unsupported_ops_fail_at_compile_time(make, op_name):
     z = pt.vector("z", dtype="complex128")
@@ -439,3 +439,51 @@ def test_integer_values_have_zero_imaginary_parts(name):
     integers = np.array([[2, -1, 0], [1, 3, 2], [0, 0, 5]])
     out = INTEGER_VALUES[name](z, k)
     compare_onnx_and_py([z, k], [out], [value, integers], assert_fn=close(out.dtype))
+
+
+LARGEST = {
+    "max": pt.max,
+    "max_axis0": lambda z: pt.max(z, axis=0),
+    "max_axes": lambda z: pt.max(z.T[None], axis=(0, 2)),
+    "argmax": pt.argmax,
+    "argmax_axis1": lambda z: pt.argmax(z, axis=1),
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("with_nan", [True, False], ids=["nan", "no_nan"])
+@pytest.mark.parametrize("name", LARGEST)
+def test_max_and_argmax_in_numpys_order(name, with_nan, dtype):
+    # the first number with a NaN part wins, else the first lexicographic
+    # largest; infinities and repeated parts make ties on real parts
+    parts = [0.0, 1.0, -2.5, np.inf, -np.inf, 0.75] + [np.nan] * with_nan
+    numbers = [complex(a, b) for a, b in itertools.product(parts, repeat=2)]
+    rng = np.random.default_rng(10)
+    z = pt.matrix("z", dtype=dtype)
+    out = LARGEST[name](z)
+    assert_fn = same_special(dtype) if out.dtype == dtype else np.testing.assert_equal
+    for _ in range(5):
+        value = rng.choice(np.array(numbers, dtype), size=(4, 6))
+        compare_onnx_and_py([z], [out], [value], assert_fn=assert_fn)
+
+
+def test_max_of_nothing_raises_as_numpy():
+    z = pt.matrix("z", dtype="complex128")
+    fn = pytensor.function([z], [pt.max(z, axis=0)], mode="ONNX")
+    with pytest.raises(ValueError, match="zero-size array"):
+        fn(np.zeros((0, 3), dtype="complex128"))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+def test_fill_diagonal_and_nonzero(dtype):
+    z, offset = pt.matrix("z", dtype=dtype), pt.lscalar("offset")
+    value = complex_values(np.random.default_rng(11), (3, 4), dtype)
+    value[0, 1], value[2, 2] = 0, complex(0.0, -0.0)
+    value[1, 0] = 1j
+    outputs = [
+        pt.fill_diagonal(z, np.array(2 - 1j, dtype)),
+        pt.fill_diagonal_offset(z, np.array(1j, dtype), offset),
+        *pt.nonzero(z),
+        pt.flatnonzero(z),
+    ]
+    compare_onnx_and_py([z, offset], outputs, [value, -1], assert_fn=close(dtype))

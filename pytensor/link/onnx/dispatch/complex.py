@@ -19,13 +19,19 @@ from pytensor.tensor.basic import (
     Eye,
     Join,
     MakeVector,
+    Nonzero,
     ScalarFromTensor,
     Split,
     TensorFromScalar,
 )
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
-from pytensor.tensor.extra_ops import CumOp, Repeat
-from pytensor.tensor.math import Dot, Prod, Sum
+from pytensor.tensor.extra_ops import (
+    CumOp,
+    FillDiagonal,
+    FillDiagonalOffset,
+    Repeat,
+)
+from pytensor.tensor.math import Argmax, Dot, Max, Prod, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.tensor.subtensor import (
@@ -45,10 +51,12 @@ from pytensor.link.onnx.dispatch.basic import (
     onnx_funcify_identity_like,
 )
 from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
+from pytensor.link.onnx.dispatch.math import require_not_empty
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.dispatch.sort import along_sort_axis, stable_argsort
 from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
+from pytensor.link.onnx.numerics.reductions import flatten_axes_last
 from pytensor.link.onnx.value import Value
 
 
@@ -208,6 +216,8 @@ VALUE_INPUTS = {
     IncSubtensor: slice(0, 2),
     AdvancedIncSubtensor: slice(0, 2),
     AdvancedIncSubtensor1: slice(0, 2),
+    FillDiagonal: slice(0, 2),
+    FillDiagonalOffset: slice(0, 2),
 }
 
 
@@ -335,7 +345,15 @@ def onnx_funcify_complex_CumOp(op, node, builder, inputs, **kwargs):
     return [nc.cumulative_product(value, op.axis, z.type.ndim, length).name]
 
 
-onnx_funcify_complex.register(Repeat)(onnx_funcify_complex_part_wise)
+for op_class in (Repeat, FillDiagonal, FillDiagonalOffset):
+    onnx_funcify_complex.register(op_class)(onnx_funcify_complex_part_wise)
+
+
+@onnx_funcify_complex.register(Nonzero)
+def onnx_funcify_complex_Nonzero(op, node, builder, inputs, **kwargs):
+    z = nc.split(value_of(builder, node.inputs[0], inputs[0]))
+    is_nonzero = nc.not_equal(z, (0.0, 0.0)).squeeze([-1])
+    return converted_on_parts(node, builder, [is_nonzero], **kwargs)
 
 
 @onnx_funcify_complex.register(Eye)
@@ -382,3 +400,34 @@ def onnx_funcify_complex_sort(op, node, builder, inputs, **kwargs):
         return nc.join(tuple(parts)).name
 
     return [along_sort_axis(builder, node, inputs, sort_along, value_type(out)[0])]
+
+
+# Largest complex numbers (NumPy's lexicographic order, the first NaN first)
+
+
+def largest_of(builder, node, name, axis, empty_message):
+    """`numerics.complex.largest` over the axes ``axis`` (None: all) of the
+    complex input of ``node`` (ONNX value ``name``), merged last."""
+    [z] = node.inputs
+    value = value_of(builder, z, name)
+    axes = tuple(range(z.type.ndim)) if axis is None else tuple(axis)
+    require_not_empty(builder, node, value, axes, empty_message)
+    re, im = (
+        flatten_axes_last(part, z.type.ndim, axes)
+        for part in (nc.real(value), nc.imag(value))
+    )
+    return nc.largest(re, im, z.type.ndim - len(axes))
+
+
+@onnx_funcify_complex.register(Max)
+def onnx_funcify_complex_Max(op, node, builder, inputs, **kwargs):
+    message = "zero-size array to reduction operation maximum which has no identity"
+    re, im, _ = largest_of(builder, node, inputs[0], op.axis, message)
+    return [nc.join((re, im)).name]
+
+
+@onnx_funcify_complex.register(Argmax)
+def onnx_funcify_complex_Argmax(op, node, builder, inputs, **kwargs):
+    message = "attempt to get argmax of an empty sequence"
+    _, _, position = largest_of(builder, node, inputs[0], op.axis, message)
+    return [position.squeeze([-1]).name]

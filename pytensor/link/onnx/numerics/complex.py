@@ -271,3 +271,18 @@ def product(z: Value, ndim: int, axes, length: int | None) -> Value:
     leading_one = None if length is None else length + 1
     products = prefix_product(led, last, last + 2, leading_one, step=multiply_shifted)
     return products.take(-1, axis=last)
+
+
+def largest(re: Value, im: Value, axis: int) -> tuple[Value, Value, Value]:
+    """NumPy's ``maximum.reduce`` and ``argmax`` of the complex numbers of
+    parts ``re`` and ``im`` (without the pair axis) along ``axis``: the first
+    number with a NaN part if there is one, else the first largest in
+    lexicographic order. Its parts and its position, kept along ``axis``."""
+    is_nan = re.isnan() | im.isnan()
+    re_or_least = where(is_nan, -np.inf, re)
+    is_max_re = re_or_least.eq(re_or_least.max([axis])) & ~is_nan
+    im_max = where(is_max_re, im, -np.inf).max([axis])
+    is_max = is_max_re & im.eq(im_max)
+    chosen = where(is_nan.any_along([axis]), is_nan, is_max).cast("uint8")
+    position = chosen.apply("ArgMax", chosen, axis=axis, keepdims=1)
+    return re.take_along(position, axis), im.take_along(position, axis), position
