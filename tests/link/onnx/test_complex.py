@@ -1,6 +1,3 @@
-import itertools
-import warnings
-
 import numpy as np
 import onnxruntime as ort
 import pytensor.tensor as pt
@@ -9,21 +6,14 @@ import pytest
 import pytensor
 from pytensor.link.onnx import export_onnx
 from tests.link.onnx.utils import (
-    DEFAULT_RTOL,
+    COMPLEX_DTYPES,
+    close,
     compare_onnx_and_py,
+    complex_values,
     onnx_model_of,
+    same_special,
+    special_grid,
 )
-
-
-COMPLEX_DTYPES = ("complex128", "complex64")
-
-
-def complex_values(rng, shape, dtype):
-    return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
-
-
-def parts_rtol(dtype):
-    return DEFAULT_RTOL[np.finfo(np.dtype(dtype)).dtype.name]
 
 
 UNARY = {
@@ -155,17 +145,6 @@ def test_complex64_sums_accumulate_in_double_precision():
     assert fn(value) == np.complex64(value.astype("complex128").sum())
 
 
-SPECIAL_PARTS = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e300, -1e-310, 0.75]
-
-
-def special_grid(dtype, n_operands):
-    """Every complex number of `SPECIAL_PARTS` parts, and with two operands
-    every pair of them."""
-    numbers = [complex(a, b) for a, b in itertools.product(SPECIAL_PARTS, repeat=2)]
-    columns = zip(*itertools.product(numbers, repeat=n_operands), strict=True)
-    return [np.array(column, dtype=dtype) for column in columns]
-
-
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
 @pytest.mark.parametrize("name", ["abs", "angle", "exp", "log", "sqrt", "conj"])
 def test_special_values_follow_numpy(name, dtype):
@@ -254,35 +233,6 @@ def test_unsupported_ops_fail_at_compile_time(make, op_name):
         pytensor.function([z], make(z), mode="ONNX")
 
 
-def close(dtype):
-    rtol = parts_rtol(dtype) if np.dtype(dtype).kind in "fc" else 0
-
-    def assert_close(onnx_value, py_value):
-        onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
-        assert onnx_value.dtype == py_value.dtype
-        assert onnx_value.shape == py_value.shape
-        np.testing.assert_allclose(onnx_value, py_value, rtol=rtol, atol=rtol)
-
-    return assert_close
-
-
-def same_special(dtype):
-    """Equal parts within rtol, with the same signs of zeros and infinities."""
-    rtol = parts_rtol(dtype)
-
-    def assert_same(onnx_value, py_value):
-        assert onnx_value.dtype == py_value.dtype
-        for part in (np.real, np.imag) if py_value.dtype.kind == "c" else (np.real,):
-            actual, expected = part(onnx_value), part(py_value)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                same = np.isclose(actual, expected, rtol=rtol, atol=0, equal_nan=True)
-            same &= np.isnan(expected) | (np.signbit(actual) == np.signbit(expected))
-            assert same.all(), (actual[~same], expected[~same])
-
-    return assert_same
-
-
 ORDER = {
     "lt": lambda z, w: z < w,
     "le": lambda z, w: z <= w,
@@ -339,44 +289,6 @@ def test_choices_of_complex_values_keep_both_parts(name, dtype):
     compare_onnx_and_py([condition, z, w], [out], inputs, assert_fn=close(out.dtype))
 
 
-REDUCTIONS = {
-    "prod": pt.prod,
-    "prod_axis0": lambda z: pt.prod(z, axis=0),
-    "prod_axis1": lambda z: pt.prod(z, axis=1),
-    "prod_transposed": lambda z: pt.prod(z.T, axis=(0, 1)),
-    "prod_of_3d": lambda z: pt.prod(pt.stack([z, z[::-1]], axis=1), axis=(0, 2)),
-    "cumsum_axis0": lambda z: pt.cumsum(z, axis=0),
-    "cumsum_axis1": lambda z: pt.cumsum(z, axis=1),
-    "cumsum_flat": pt.cumsum,
-    "cumprod_axis0": lambda z: pt.cumprod(z, axis=0),
-    "cumprod_axis1": lambda z: pt.cumprod(z, axis=1),
-    "cumprod_flat": pt.cumprod,
-}
-
-
-@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
-@pytest.mark.parametrize("static", [True, False], ids=["static", "symbolic"])
-@pytest.mark.parametrize("shape", [(3, 5), (1, 8), (4, 0), (9, 2)])
-@pytest.mark.parametrize("name", REDUCTIONS)
-def test_products_and_cumulative_ops(name, shape, static, dtype):
-    # static lengths unroll the doubling steps, symbolic ones loop over them;
-    # zeros of both signs among the factors
-    z = pt.tensor("z", dtype=dtype, shape=shape if static else (None, None))
-    value = complex_values(np.random.default_rng(6), shape, dtype)
-    value.flat[::4] = np.array([0.0, -0.0j, 1e-3 - 0.0j])[: value.flat[::4].size % 3]
-    out = REDUCTIONS[name](z)
-    compare_onnx_and_py([z], [out], [value], assert_fn=close(out.type.dtype))
-
-
-def test_complex64_products_accumulate_in_double_precision():
-    z = pt.vector("z", dtype="complex64")
-    value = np.exp(1j * np.arange(1, 2001, dtype="float32")).astype("complex64")
-    fn = pytensor.function([z], pt.prod(z), mode="ONNX")
-    expected = value.astype("complex128").prod()
-    np.testing.assert_allclose(fn(value), expected, rtol=1e-6, atol=1e-6)
-    assert fn(value).dtype == "complex64"
-
-
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
 def test_eye_and_repeat(dtype):
     n, repeats = pt.iscalar("n"), pt.lvector("repeats")
@@ -389,30 +301,6 @@ def test_eye_and_repeat(dtype):
         [3, np.array([2, 0, 1]), value],
         assert_fn=close(dtype),
     )
-
-
-SORTS = {
-    "sort": lambda z, axis: pt.sort(z, axis=axis),
-    "argsort": lambda z, axis: pt.argsort(z, axis=axis),
-}
-
-
-@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
-@pytest.mark.parametrize("axis", [0, 1, None, "symbolic"])
-@pytest.mark.parametrize("name", SORTS)
-def test_sorting_in_numpys_order(name, axis, dtype):
-    # NumPy's order: R + Rj, R + nanj, nan + Rj, nan + nanj; no ties
-    parts = [0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 0.75]
-    numbers = [complex(a, b) for a, b in itertools.product(parts, repeat=2)]
-    value = np.random.default_rng(8).permutation(np.array(numbers, dtype))
-    value = value.reshape(7, 7)
-    z, axis_var = pt.matrix("z", dtype=dtype), pt.lscalar("axis")
-    out = SORTS[name](z, axis_var if axis == "symbolic" else axis)
-    inputs, values = (
-        ([z, axis_var], [value, 1]) if axis == "symbolic" else ([z], [value])
-    )
-    assert_fn = same_special(dtype) if out.dtype == dtype else np.testing.assert_equal
-    compare_onnx_and_py(inputs, [out], values, assert_fn=assert_fn)
 
 
 INTEGER_VALUES = {
@@ -439,39 +327,6 @@ def test_integer_values_have_zero_imaginary_parts(name):
     integers = np.array([[2, -1, 0], [1, 3, 2], [0, 0, 5]])
     out = INTEGER_VALUES[name](z, k)
     compare_onnx_and_py([z, k], [out], [value, integers], assert_fn=close(out.dtype))
-
-
-LARGEST = {
-    "max": pt.max,
-    "max_axis0": lambda z: pt.max(z, axis=0),
-    "max_axes": lambda z: pt.max(z.T[None], axis=(0, 2)),
-    "argmax": pt.argmax,
-    "argmax_axis1": lambda z: pt.argmax(z, axis=1),
-}
-
-
-@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
-@pytest.mark.parametrize("with_nan", [True, False], ids=["nan", "no_nan"])
-@pytest.mark.parametrize("name", LARGEST)
-def test_max_and_argmax_in_numpys_order(name, with_nan, dtype):
-    # the first number with a NaN part wins, else the first lexicographic
-    # largest; infinities and repeated parts make ties on real parts
-    parts = [0.0, 1.0, -2.5, np.inf, -np.inf, 0.75] + [np.nan] * with_nan
-    numbers = [complex(a, b) for a, b in itertools.product(parts, repeat=2)]
-    rng = np.random.default_rng(10)
-    z = pt.matrix("z", dtype=dtype)
-    out = LARGEST[name](z)
-    assert_fn = same_special(dtype) if out.dtype == dtype else np.testing.assert_equal
-    for _ in range(5):
-        value = rng.choice(np.array(numbers, dtype), size=(4, 6))
-        compare_onnx_and_py([z], [out], [value], assert_fn=assert_fn)
-
-
-def test_max_of_nothing_raises_as_numpy():
-    z = pt.matrix("z", dtype="complex128")
-    fn = pytensor.function([z], [pt.max(z, axis=0)], mode="ONNX")
-    with pytest.raises(ValueError, match="zero-size array"):
-        fn(np.zeros((0, 3), dtype="complex128"))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)

@@ -25,15 +25,9 @@ from pytensor.tensor.basic import (
     TensorFromScalar,
 )
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
-from pytensor.tensor.extra_ops import (
-    CumOp,
-    FillDiagonal,
-    FillDiagonalOffset,
-    Repeat,
-)
-from pytensor.tensor.math import Argmax, Dot, Max, Prod, Sum
+from pytensor.tensor.extra_ops import FillDiagonal, FillDiagonalOffset, Repeat
+from pytensor.tensor.math import Dot, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
-from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.tensor.subtensor import (
     AdvancedIncSubtensor,
     AdvancedIncSubtensor1,
@@ -51,13 +45,9 @@ from pytensor.link.onnx.dispatch.basic import (
     onnx_funcify_identity_like,
 )
 from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
-from pytensor.link.onnx.dispatch.math import require_not_empty
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
-from pytensor.link.onnx.dispatch.sort import along_sort_axis, stable_argsort
 from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
-from pytensor.link.onnx.numerics.reductions import flatten_axes_last
-from pytensor.link.onnx.value import Value
 
 
 for op_class in (DeepCopyOp, TypeCastingOp, ScalarFromTensor, TensorFromScalar):
@@ -320,31 +310,6 @@ def converted_on_parts(node, builder, parts, **kwargs):
     )
 
 
-# Products and cumulative Ops
-
-
-@onnx_funcify_complex.register(Prod)
-def onnx_funcify_complex_Prod(op, node, builder, inputs, **kwargs):
-    # complex64 products accumulate in complex128, as in PyTensor
-    [z], [out] = node.inputs, node.outputs
-    value = value_of(builder, z, inputs[0]).cast(complex_parts_dtype(op.acc_dtype))
-    axes = tuple(range(z.type.ndim)) if op.axis is None else tuple(op.axis)
-    lengths = [z.type.shape[axis] for axis in axes]
-    length = None if None in lengths else int(np.prod(lengths, dtype="int64"))
-    result = value if not axes else nc.product(value, z.type.ndim, axes, length)
-    return [result.cast(value_type(out)[0]).name]
-
-
-@onnx_funcify_complex.register(CumOp)
-def onnx_funcify_complex_CumOp(op, node, builder, inputs, **kwargs):
-    if op.mode == "add":
-        return onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs)
-    [z] = node.inputs
-    value = value_of(builder, z, inputs[0])
-    length = z.type.shape[op.axis]
-    return [nc.cumulative_product(value, op.axis, z.type.ndim, length).name]
-
-
 for op_class in (Repeat, FillDiagonal, FillDiagonalOffset):
     onnx_funcify_complex.register(op_class)(onnx_funcify_complex_part_wise)
 
@@ -364,70 +329,3 @@ def onnx_funcify_complex_Eye(op, node, builder, inputs, **kwargs):
     [re] = onnx_funcify(real_op, node=real_node, builder=builder, inputs=inputs)
     re = builder.value(re, dtype).unsqueeze([-1])
     return [nc.join((re, re.full_like(0.0))).name]
-
-
-# Sorting in NumPy's order: R + Rj, R + nanj, nan + Rj, nan + nanj, each
-# lexicographic (real parts, then imaginary parts)
-
-
-def lexicographic_argsort(builder, re: Value, im: Value, axis: int) -> Value:
-    """The stable order of the complex numbers of parts ``re`` and ``im`` (no
-    pair axis) along ``axis``: stable sorts by imaginary parts, by real parts,
-    then by NaN class as listed above."""
-    nan_class = re.isnan().cast("int64") * 2 + im.isnan().cast("int64")
-    order = None
-    for key in (im, re, nan_class):
-        in_order = key if order is None else key.take_along(order, axis)
-        by_key = builder.value(
-            stable_argsort(builder, in_order.name, key.dtype, axis), "int64"
-        )
-        order = by_key if order is None else order.take_along(by_key, axis)
-    return order
-
-
-@onnx_funcify_complex.register(SortOp)
-@onnx_funcify_complex.register(ArgSortOp)
-def onnx_funcify_complex_sort(op, node, builder, inputs, **kwargs):
-    z = value_of(builder, node.inputs[0], inputs[0])
-    re, im = nc.real(z), nc.imag(z)
-    [out] = node.outputs
-
-    def sort_along(axis):
-        order = lexicographic_argsort(builder, re, im, axis)
-        if not is_complex(out):
-            return order.name
-        parts = (part.take_along(order, axis).unsqueeze([-1]) for part in (re, im))
-        return nc.join(tuple(parts)).name
-
-    return [along_sort_axis(builder, node, inputs, sort_along, value_type(out)[0])]
-
-
-# Largest complex numbers (NumPy's lexicographic order, the first NaN first)
-
-
-def largest_of(builder, node, name, axis, empty_message):
-    """`numerics.complex.largest` over the axes ``axis`` (None: all) of the
-    complex input of ``node`` (ONNX value ``name``), merged last."""
-    [z] = node.inputs
-    value = value_of(builder, z, name)
-    axes = tuple(range(z.type.ndim)) if axis is None else tuple(axis)
-    require_not_empty(builder, node, value, axes, empty_message)
-    re, im = (
-        flatten_axes_last(part, z.type.ndim, axes)
-        for part in (nc.real(value), nc.imag(value))
-    )
-    return nc.largest(re, im, z.type.ndim - len(axes))
-
-
-@onnx_funcify_complex.register(Max)
-def onnx_funcify_complex_Max(op, node, builder, inputs, **kwargs):
-    message = "zero-size array to reduction operation maximum which has no identity"
-    re, im, _ = largest_of(builder, node, inputs[0], op.axis, message)
-    return [nc.join((re, im)).name]
-
-
-@onnx_funcify_complex.register(Argmax)
-def onnx_funcify_complex_Argmax(op, node, builder, inputs, **kwargs):
-    message = "attempt to get argmax of an empty sequence"
-    _, _, position = largest_of(builder, node, inputs[0], op.axis, message)
-    return [position.squeeze([-1]).name]
