@@ -107,3 +107,33 @@ def test_max_of_nothing_raises_as_numpy():
     fn = pytensor.function([z], [pt.max(z, axis=0)], mode="ONNX")
     with pytest.raises(ValueError, match="zero-size array"):
         fn(np.zeros((0, 3), dtype="complex128"))
+
+
+SEARCHES = {
+    "vector": lambda x, v, side: pt.searchsorted(x, v[0], side=side),
+    "matrix": lambda x, v, side: pt.searchsorted(x, v, side=side),
+    "real_values": lambda x, v, side: pt.searchsorted(x, pt.real(v[0]), side=side),
+    "scalar": lambda x, v, side: pt.searchsorted(x, v[0, 0], side=side),
+    "sorter": lambda x, v, side: pt.searchsorted(
+        v[0], x, side=side, sorter=pt.argsort(v[0])
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("name", SEARCHES)
+def test_searchsorted_in_numpys_order(name, side, dtype):
+    # numbers of parts 0, 1, -2.5, +-inf, NaN, 0.75, searched among them all
+    parts = [0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 0.75]
+    numbers = [complex(a, b) for a, b in itertools.product(parts, repeat=2)]
+    numbers = np.array(numbers, dtype)
+    x, v = pt.vector("x", dtype=dtype), pt.matrix("v", dtype=dtype)
+    values = [np.sort(numbers), np.random.default_rng(12).permutation(numbers)]
+    out = SEARCHES[name](x, v, side)
+    compare_onnx_and_py(
+        [x, v],
+        [out],
+        [values[0], values[1].reshape(7, 7)],
+        assert_fn=np.testing.assert_equal,
+    )

@@ -6,14 +6,16 @@ parts, then imaginary parts), with its rules for NaN parts. The elementwise
 comparisons are in `pytensor.link.onnx.dispatch.complex`.
 """
 
-from pytensor.tensor.extra_ops import CumOp
+from pytensor.tensor.extra_ops import CumOp, SearchsortedOp
 from pytensor.tensor.math import Argmax, Max, Prod
 from pytensor.tensor.sort import ArgSortOp, SortOp
 
 from pytensor.link.onnx.complex_pairs import complex_parts_dtype, is_complex
 from pytensor.link.onnx.dispatch.basic import onnx_funcify_complex
 from pytensor.link.onnx.dispatch.complex import (
+    complex_operand,
     onnx_funcify_complex_part_wise,
+    parts_dtype,
     value_of,
 )
 from pytensor.link.onnx.dispatch.math import (
@@ -25,6 +27,7 @@ from pytensor.link.onnx.dispatch.sort import along_sort_axis, stable_argsort
 from pytensor.link.onnx.dispatch.variables import value_type
 from pytensor.link.onnx.numerics import complex as nc
 from pytensor.link.onnx.numerics.reductions import flatten_axes_last
+from pytensor.link.onnx.numerics.sorting import searchsorted
 from pytensor.link.onnx.value import Value
 
 
@@ -117,3 +120,17 @@ def onnx_funcify_complex_Argmax(op, node, builder, inputs, **kwargs):
     message = "attempt to get argmax of an empty sequence"
     _, _, position = largest_of(builder, node, inputs[0], op.axis, message)
     return [position.squeeze([-1]).name]
+
+
+@onnx_funcify_complex.register(SearchsortedOp)
+def onnx_funcify_complex_SearchsortedOp(op, node, builder, inputs, **kwargs):
+    # in the common dtype of x and v, as NumPy
+    dtype = parts_dtype(node)
+    x, v = (
+        nc.join(complex_operand(builder, var, name, dtype))
+        for var, name in zip(node.inputs[:2], inputs[:2], strict=True)
+    )
+    if len(inputs) == 3:
+        x = x.take(builder.value(inputs[2], node.inputs[2].type.dtype), axis=0)
+    v_ndim = node.inputs[1].type.ndim
+    return [searchsorted(x, v, op.side, v_ndim, before=nc.sorts_before).name]

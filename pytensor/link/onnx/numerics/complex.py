@@ -286,3 +286,19 @@ def largest(re: Value, im: Value, axis: int) -> tuple[Value, Value, Value]:
     chosen = where(is_nan.any_along([axis]), is_nan, is_max).cast("uint8")
     position = chosen.apply("ArgMax", chosen, axis=axis, keepdims=1)
     return re.take_along(position, axis), im.take_along(position, axis), position
+
+
+def sorts_before(z: Value, w: Value) -> Value:
+    """``z < w`` in NumPy's sort order of complex numbers, NaN classes then
+    lexicographic (`z` and `w` are complex values; the result has no pair
+    axis)."""
+    (a, b), (c, d) = split(z), split(w)
+    a_nan, b_nan, c_nan, d_nan = a.isnan(), b.isnan(), c.isnan(), d.isnan()
+    by_im = (b < d) | (d_nan & ~b_nan)
+    less = (
+        ((a < c) & (~b_nan | d_nan))
+        | ((a > c) & d_nan & ~b_nan)
+        | ((a.eq(c) | (a_nan & c_nan)) & by_im)
+        | (c_nan & ~a_nan)
+    )
+    return less.squeeze([-1])
