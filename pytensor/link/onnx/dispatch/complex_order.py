@@ -6,7 +6,7 @@ parts, then imaginary parts), with its rules for NaN parts. The elementwise
 comparisons are in `pytensor.link.onnx.dispatch.complex`.
 """
 
-from pytensor.tensor.extra_ops import CumOp, SearchsortedOp
+from pytensor.tensor.extra_ops import CumOp, SearchsortedOp, Unique
 from pytensor.tensor.math import Argmax, Max, Prod
 from pytensor.tensor.sort import ArgSortOp, SortOp
 
@@ -18,6 +18,7 @@ from pytensor.link.onnx.dispatch.complex import (
     parts_dtype,
     value_of,
 )
+from pytensor.link.onnx.dispatch.extra_ops import unique_outputs
 from pytensor.link.onnx.dispatch.math import (
     reduced_axes,
     require_not_empty,
@@ -27,8 +28,8 @@ from pytensor.link.onnx.dispatch.sort import along_sort_axis, stable_argsort
 from pytensor.link.onnx.dispatch.variables import value_type
 from pytensor.link.onnx.numerics import complex as nc
 from pytensor.link.onnx.numerics.reductions import flatten_axes_last
-from pytensor.link.onnx.numerics.sorting import searchsorted
-from pytensor.link.onnx.value import Value
+from pytensor.link.onnx.numerics.sorting import group_starts, searchsorted
+from pytensor.link.onnx.value import Value, concat
 
 
 # Products and cumulative Ops
@@ -134,3 +135,22 @@ def onnx_funcify_complex_SearchsortedOp(op, node, builder, inputs, **kwargs):
         x = x.take(builder.value(inputs[2], node.inputs[2].type.dtype), axis=0)
     v_ndim = node.inputs[1].type.ndim
     return [searchsorted(x, v, op.side, v_ndim, before=nc.sorts_before).name]
+
+
+@onnx_funcify_complex.register(Unique)
+def onnx_funcify_complex_Unique(op, node, builder, inputs, **kwargs):
+    if op.axis is not None and node.inputs[0].type.ndim > 1:
+        raise NotImplementedError(
+            "unique sub-arrays (an axis of a 2+ dimensional array) of complex "
+            "values are not supported; only unique elements"
+        )
+    z = value_of(builder, node.inputs[0], inputs[0])
+    pairs = z.reshape(z.indices([-1, 2]))
+    order = lexicographic_argsort(builder, nc.real(pairs), nc.imag(pairs), 0)
+    in_order = pairs.take(order, axis=0)
+    # numbers with NaN parts are one group, as in numpy.unique (equal_nan)
+    has_nan = in_order.isnan().any_along([1], keepdims=False)
+    after_nan = concat([has_nan.constant([False]), has_nan.slice(0, -1)], axis=0)
+    is_start = group_starts(in_order, by_rows=True) & ~(has_nan & after_nan)
+    uniques = in_order.apply("Compress", in_order, is_start, axis=0)
+    return unique_outputs(op, uniques, order, is_start)
