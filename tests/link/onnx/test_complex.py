@@ -10,6 +10,7 @@ from tests.link.onnx.utils import (
     close,
     compare_onnx_and_py,
     complex_values,
+    no_rewrites,
     onnx_model_of,
     same_special,
     special_grid,
@@ -120,6 +121,7 @@ STRUCTURAL = {
     "dot_vector": lambda z, w: pt.dot(z, w[0]),
     "dot_real": lambda z, w: pt.dot(pt.real(z), w.T),
     "vector_dot": lambda z: pt.dot(z[0], z[1]),
+    "batched_dot": lambda z: pt.matmul(z[:, :, None], z[:, None, :3]),
 }
 
 
@@ -286,6 +288,15 @@ def test_choices_of_complex_values_keep_both_parts(name, dtype):
     # as for real values, a -0.0 part chosen where the condition holds may
     # come out +0.0 (onnxruntime's Where): `close` does not see zero signs
     compare_onnx_and_py([condition, z, w], [out], inputs, assert_fn=close(out.dtype))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+def test_alloc_empty(dtype):
+    # Scan's output buffers; kept here without rewrites
+    n = pt.lscalar("n")
+    fn = pytensor.function([n], pt.empty((n, 3), dtype=dtype), mode=no_rewrites)
+    result = fn(2)
+    assert result.dtype == dtype and result.shape == (2, 3)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)

@@ -15,6 +15,7 @@ from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
 from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.basic import (
     Alloc,
+    AllocEmpty,
     ExtractDiag,
     Eye,
     Join,
@@ -24,6 +25,7 @@ from pytensor.tensor.basic import (
     Split,
     TensorFromScalar,
 )
+from pytensor.tensor.blas import BatchedDot
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.extra_ops import FillDiagonal, FillDiagonalOffset, Repeat
 from pytensor.tensor.math import Dot, Sum
@@ -235,6 +237,7 @@ for op_class in PART_WISE_OPS:
 
 
 @onnx_funcify_complex.register(Dot)
+@onnx_funcify_complex.register(BatchedDot)
 def onnx_funcify_complex_Dot(op, node, builder, inputs, **kwargs):
     # (a + ib)(c + id) from the real products, of which a real factor has two
     (a, b), (c, d) = (
@@ -322,9 +325,11 @@ def onnx_funcify_complex_Nonzero(op, node, builder, inputs, **kwargs):
 
 
 @onnx_funcify_complex.register(Eye)
-def onnx_funcify_complex_Eye(op, node, builder, inputs, **kwargs):
+@onnx_funcify_complex.register(AllocEmpty)
+def onnx_funcify_complex_real_part_of(op, node, builder, inputs, **kwargs):
+    # the Op of real dtype for the real part, zeros for the imaginary part
     [dtype] = output_dtypes(node)
-    real_op = Eye(dtype=dtype)
+    real_op = type(op)(dtype=dtype)
     real_node = real_op.make_node(*node.inputs)
     [re] = onnx_funcify(real_op, node=real_node, builder=builder, inputs=inputs)
     re = builder.value(re, dtype).unsqueeze([-1])
