@@ -50,6 +50,7 @@ from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
+from pytensor.link.onnx.value import Value, where
 
 
 for op_class in (DeepCopyOp, TypeCastingOp, ScalarFromTensor, TensorFromScalar):
@@ -108,9 +109,6 @@ COMPLEX_FUNCTIONS.update(
         ps.IsInf: nc.has_inf,
     }
 )
-# Scalar Ops acting on each part alike, f(re + i im) = f(re) + i f(im), whose
-# other inputs (a condition) are real: their real converters run per part
-PART_WISE_SCALAR_OPS = (ps.Switch, ps.Second)
 SUPPORTED_SCALAR_OPS = ", ".join(
     sorted(cls.__name__ for cls in (*COMPLEX_FUNCTIONS, *FROM_REAL_FUNCTIONS))
 )
@@ -121,12 +119,8 @@ def onnx_funcify_complex_Elemwise(
     op, node, builder, inputs, value_names=None, **kwargs
 ):
     scalar_op = type(op.scalar_op)
-    if scalar_op in PART_WISE_SCALAR_OPS:
-        convert = (
-            onnx_funcify_complex_part_wise
-            if is_complex(node.outputs[0])
-            else onnx_funcify_complex_on_real_parts
-        )
+    if scalar_op in ELEMWISE_CONVERTERS:
+        convert = ELEMWISE_CONVERTERS[scalar_op]
         return convert(op, node, builder, inputs, value_names=value_names, **kwargs)
     from_real = scalar_op in FROM_REAL_FUNCTIONS
     if not from_real and scalar_op not in COMPLEX_FUNCTIONS:
@@ -177,6 +171,14 @@ def complex_operand(builder, var, name, dtype, real=False):
         return tuple(part.cast(dtype) for part in nc.split(value))
     value = value.cast(dtype)
     return value.unsqueeze([-1]) if real else nc.from_real(value)
+
+
+def complex_pairs(builder, var, name, dtype) -> Value:
+    """The input ``var`` (ONNX value ``name``) as complex values of parts of
+    ``dtype``: a real ``var`` with imaginary parts 0."""
+    if is_complex(var):
+        return value_of(builder, var, name).cast(dtype)
+    return nc.join(complex_operand(builder, var, name, dtype))
 
 
 # Ops that act on the real and imaginary parts alike, f(re + i im) =
@@ -234,6 +236,36 @@ def onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs):
 
 for op_class in PART_WISE_OPS:
     onnx_funcify_complex.register(op_class)(onnx_funcify_complex_part_wise)
+
+
+def onnx_funcify_complex_Switch(op, node, builder, inputs, value_names=None, **kwargs):
+    # one Where of the pairs, the condition broadcast along the pair axis
+    [out] = node.outputs
+    require_same_lengths(
+        builder, node.inputs, inputs, out.type.ndim, RUNTIME_BROADCASTING, value_names
+    )
+    dtype = parts_dtype(node)
+    condition = value_of(builder, node.inputs[0], inputs[0]).cast("bool")
+    branches = [
+        complex_pairs(builder, var, name, dtype)
+        for var, name in zip(node.inputs[1:], inputs[1:], strict=True)
+    ]
+    pairs = where(condition.unsqueeze([-1]), *branches)
+    return [pairs.cast(value_type(out)[0]).name]
+
+
+def onnx_funcify_complex_Second(op, node, builder, inputs, **kwargs):
+    # the value of its second input, of its first one's shape
+    if is_complex(node.outputs[0]):
+        return onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs)
+    return onnx_funcify_complex_on_real_parts(op, node, builder, inputs, **kwargs)
+
+
+# Scalar Ops whose Elemwise has a complex converter of its own
+ELEMWISE_CONVERTERS = {
+    ps.Switch: onnx_funcify_complex_Switch,
+    ps.Second: onnx_funcify_complex_Second,
+}
 
 
 @onnx_funcify_complex.register(Dot)

@@ -13,7 +13,7 @@ from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.link.onnx.complex_pairs import complex_parts_dtype, is_complex
 from pytensor.link.onnx.dispatch.basic import onnx_funcify_complex
 from pytensor.link.onnx.dispatch.complex import (
-    complex_operand,
+    complex_pairs,
     onnx_funcify_complex_part_wise,
     parts_dtype,
     value_of,
@@ -128,7 +128,7 @@ def onnx_funcify_complex_SearchsortedOp(op, node, builder, inputs, **kwargs):
     # in the common dtype of x and v, as NumPy
     dtype = parts_dtype(node)
     x, v = (
-        nc.join(complex_operand(builder, var, name, dtype))
+        complex_pairs(builder, var, name, dtype)
         for var, name in zip(node.inputs[:2], inputs[:2], strict=True)
     )
     if len(inputs) == 3:
