@@ -173,14 +173,6 @@ def complex_operand(builder, var, name, dtype, real=False):
     return value.unsqueeze([-1]) if real else nc.from_real(value)
 
 
-def complex_pairs(builder, var, name, dtype) -> Value:
-    """The input ``var`` (ONNX value ``name``) as complex values of parts of
-    ``dtype``: a real ``var`` with imaginary parts 0."""
-    if is_complex(var):
-        return value_of(builder, var, name).cast(dtype)
-    return nc.join(complex_operand(builder, var, name, dtype))
-
-
 # Ops that act on the real and imaginary parts alike, f(re + i im) =
 # f(re) + i f(im): their ordinary converters run once per part
 PART_WISE_OPS = (
@@ -308,6 +300,14 @@ def input_parts(builder, var, name, real_imag=0.0, is_index=False):
     if is_index:
         return value, value
     return value, None if real_imag is None else value.full_like(real_imag)
+
+
+def complex_pairs(builder, var, name, dtype) -> Value:
+    """The input ``var`` (ONNX value ``name``) as complex values of parts of
+    ``dtype``: a real ``var`` with imaginary parts 0."""
+    if is_complex(var):
+        return value_of(builder, var, name).cast(dtype)
+    return nc.join(complex_operand(builder, var, name, dtype))
 
 
 def output_dtypes(node):
