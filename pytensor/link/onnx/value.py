@@ -378,6 +378,15 @@ def where(condition: Value | bool, if_true, if_false) -> Value:
     return like.result(moved.cast(like.dtype).name, like.dtype)
 
 
+def where_keeping_zero_signs(condition: Value, if_true: Value, if_false: Value):
+    """`where` of two floating-point values that keeps the sign of a zero
+    chosen from ``if_true``, which onnxruntime's ``Where`` turns into +0.0
+    (one from ``if_false`` keeps its sign): six more nodes."""
+    chosen = where(condition, if_true, if_false)
+    negative_zero = condition & if_true.eq(0.0) & ((1.0 / if_true) < 0.0)
+    return chosen * where(negative_zero, -1.0, 1.0)
+
+
 def branch(condition: Value, if_true, if_false) -> Value:
     """`either` of one value each: ``if_true`` if the one-element bool
     ``condition`` holds, else ``if_false``; only the branch taken runs.

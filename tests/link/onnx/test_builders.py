@@ -16,8 +16,11 @@ import pytensor
 from pytensor.link.onnx.dispatch import onnx_funcify
 from pytensor.link.onnx.numerics.random import draw_key
 from tests.link.onnx.utils import (
+    COMPLEX_DTYPES,
     MIN_P_VALUE,
+    close,
     compare_onnx_and_py,
+    complex_values,
     no_rewrites,
     onnx_mode,
     random_variable,
@@ -215,3 +218,16 @@ def test_inner_op_taking_a_generator_without_converter_is_named():
         pytensor.function(
             [x], op(shared(np.random.default_rng(0)), x), mode=no_rewrites
         )
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+def test_complex_values_inside(dtype, mode):
+    # kron is an OpFromGraph; complex values cross the inner graph's boundary
+    a, b = pt.vector("a", dtype=dtype), pt.vector("b", dtype=dtype)
+    op = OpFromGraph([a, b], [a * b + 1j, pt.abs(a), pt.real(b) * 2])
+    z, w = pt.matrix("z", dtype=dtype), pt.matrix("w", dtype=dtype)
+    rng = np.random.default_rng(0)
+    values = [complex_values(rng, (2, 3), dtype) for _ in range(2)]
+    outputs = [*op(z[0], w[1]), pt.linalg.kron(z, w)]
+    compare_onnx_and_py([z, w], outputs, values, assert_fn=close(dtype), onnx_mode=mode)

@@ -17,7 +17,17 @@ MODES = [
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("taken", [True, False])
 @pytest.mark.parametrize(
-    "dtype", ["float64", "float32", "int64", "int8", "uint16", "bool"]
+    "dtype",
+    [
+        "float64",
+        "float32",
+        "int64",
+        "int8",
+        "uint16",
+        "bool",
+        "complex128",
+        "complex64",
+    ],
 )
 def test_both_branches(dtype, taken, mode):
     c = pt.scalar("c", dtype="bool")
@@ -29,8 +39,8 @@ def test_both_branches(dtype, taken, mode):
         [out],
         [
             np.array(taken),
-            np.array([1, 0, 3], dtype=dtype),
-            np.array([0, 1, 1], dtype=dtype),
+            np.array([1, 0, 3 - 2j if "complex" in dtype else 3], dtype=dtype),
+            np.array([0, 1j if "complex" in dtype else 1, 1], dtype=dtype),
         ],
         onnx_mode=mode,
     )

@@ -4,6 +4,7 @@
 Python linker and compares the results: dtypes, shapes and values.
 """
 
+import itertools
 import warnings
 
 import numpy as np
@@ -364,3 +365,61 @@ def compare_elementwise_at_size(build, values, size, assert_fn=assert_same_value
     result = elementwise_function(build, values.dtype, size)(values)
     expected = elementwise_function(build, values.dtype, mode=py_mode)(values)
     assert_fn(result, expected)
+
+
+# Complex numbers
+
+
+COMPLEX_DTYPES = ("complex128", "complex64")
+
+
+def complex_values(rng, shape, dtype):
+    """Complex numbers of standard normal parts."""
+    return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
+
+
+def parts_rtol(dtype):
+    """The relative tolerance of the parts of the complex ``dtype``."""
+    return DEFAULT_RTOL[np.finfo(np.dtype(dtype)).dtype.name]
+
+
+SPECIAL_PARTS = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e300, -1e-310, 0.75]
+
+
+def special_grid(dtype, n_operands):
+    """Every complex number of `SPECIAL_PARTS` parts, and with two operands
+    every pair of them."""
+    numbers = [complex(a, b) for a, b in itertools.product(SPECIAL_PARTS, repeat=2)]
+    columns = zip(*itertools.product(numbers, repeat=n_operands), strict=True)
+    return [np.array(column, dtype=dtype) for column in columns]
+
+
+def close(dtype):
+    """An `assert_fn` for `compare_onnx_and_py`: same dtypes and shapes,
+    values within the tolerance of the parts of ``dtype``."""
+    rtol = parts_rtol(dtype) if np.dtype(dtype).kind in "fc" else 0
+
+    def assert_close(onnx_value, py_value):
+        onnx_value, py_value = np.asarray(onnx_value), np.asarray(py_value)
+        assert onnx_value.dtype == py_value.dtype
+        assert onnx_value.shape == py_value.shape
+        np.testing.assert_allclose(onnx_value, py_value, rtol=rtol, atol=rtol)
+
+    return assert_close
+
+
+def same_special(dtype):
+    """Equal parts within rtol, with the same signs of zeros and infinities."""
+    rtol = parts_rtol(dtype)
+
+    def assert_same(onnx_value, py_value):
+        assert onnx_value.dtype == py_value.dtype
+        for part in (np.real, np.imag) if py_value.dtype.kind == "c" else (np.real,):
+            actual, expected = part(onnx_value), part(py_value)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                same = np.isclose(actual, expected, rtol=rtol, atol=0, equal_nan=True)
+            same &= np.isnan(expected) | (np.signbit(actual) == np.signbit(expected))
+            assert same.all(), (actual[~same], expected[~same])
+
+    return assert_same

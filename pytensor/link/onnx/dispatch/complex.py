@@ -15,14 +15,19 @@ from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
 from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.basic import (
     Alloc,
+    AllocEmpty,
     ExtractDiag,
+    Eye,
     Join,
     MakeVector,
+    Nonzero,
     ScalarFromTensor,
     Split,
     TensorFromScalar,
 )
+from pytensor.tensor.blas import BatchedDot
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.extra_ops import FillDiagonal, FillDiagonalOffset, Repeat
 from pytensor.tensor.math import Dot, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.subtensor import (
@@ -47,6 +52,7 @@ from pytensor.link.onnx.dispatch.shape import require_same_lengths
 from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
 from pytensor.link.onnx.numerics import complex_elementary as nce
+from pytensor.link.onnx.value import Value, where
 
 
 for op_class in (DeepCopyOp, TypeCastingOp, ScalarFromTensor, TensorFromScalar):
@@ -119,6 +125,19 @@ FROM_REAL_FUNCTIONS = {
     ps.Complex: lambda re, im: (re, im),
     ps.ComplexFromPolar: nc.from_polar,
 }
+# Order of complex numbers (NumPy's lexicographic one) and tests of their parts
+COMPLEX_FUNCTIONS.update(
+    {
+        ps.LT: nc.less,
+        ps.LE: nc.less_equal,
+        ps.GT: nc.greater,
+        ps.GE: nc.greater_equal,
+        ps.Maximum: nc.maximum,
+        ps.Minimum: nc.minimum,
+        ps.IsNan: nc.has_nan,
+        ps.IsInf: nc.has_inf,
+    }
+)
 SUPPORTED_SCALAR_OPS = ", ".join(
     sorted(cls.__name__ for cls in (*COMPLEX_FUNCTIONS, *FROM_REAL_FUNCTIONS))
 )
@@ -129,6 +148,9 @@ def onnx_funcify_complex_Elemwise(
     op, node, builder, inputs, value_names=None, **kwargs
 ):
     scalar_op = type(op.scalar_op)
+    if scalar_op in ELEMWISE_CONVERTERS:
+        convert = ELEMWISE_CONVERTERS[scalar_op]
+        return convert(op, node, builder, inputs, value_names=value_names, **kwargs)
     from_real = scalar_op in FROM_REAL_FUNCTIONS
     composite = issubclass(scalar_op, ps.Composite)
     if not (from_real or composite) and scalar_op not in COMPLEX_FUNCTIONS:
@@ -263,16 +285,34 @@ PART_WISE_OPS = (
 
 @onnx_funcify_complex.register(Shape)
 @onnx_funcify_complex.register(Shape_i)
-def onnx_funcify_complex_shape(op, node, builder, inputs, **kwargs):
-    [z] = node.inputs
-    real_part = nc.real(value_of(builder, z, inputs[0]))
-    return converted_on_parts(node, builder, [real_part], **kwargs)
+def onnx_funcify_complex_on_real_parts(op, node, builder, inputs, **kwargs):
+    # a real result that depends on the shapes of the complex inputs only
+    parts = [
+        nc.real(value_of(builder, var, name)) if is_complex(var) else name
+        for var, name in zip(node.inputs, inputs, strict=True)
+    ]
+    return converted_on_parts(node, builder, parts, **kwargs)
+
+
+# The inputs of the part-wise Ops that hold their values (by default the
+# first): the others are indices, lengths, axes or conditions
+VALUE_INPUTS = {
+    Elemwise: slice(1, None),
+    Join: slice(1, None),
+    MakeVector: slice(None),
+    IncSubtensor: slice(0, 2),
+    AdvancedIncSubtensor: slice(0, 2),
+    AdvancedIncSubtensor1: slice(0, 2),
+    FillDiagonal: slice(0, 2),
+    FillDiagonalOffset: slice(0, 2),
+}
 
 
 def onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs):
+    values = range(len(inputs))[VALUE_INPUTS.get(type(op), slice(0, 1))]
     parts = [
-        input_parts(builder, var, name)
-        for var, name in zip(node.inputs, inputs, strict=True)
+        input_parts(builder, var, name, is_index=position not in values)
+        for position, (var, name) in enumerate(zip(node.inputs, inputs, strict=True))
     ]
     re = converted_on_parts(node, builder, [p[0] for p in parts], **kwargs)
     im = converted_on_parts(node, builder, [p[1] for p in parts], **kwargs)
@@ -291,7 +331,38 @@ for op_class in PART_WISE_OPS:
     onnx_funcify_complex.register(op_class)(onnx_funcify_complex_part_wise)
 
 
+def onnx_funcify_complex_Switch(op, node, builder, inputs, value_names=None, **kwargs):
+    # one Where of the pairs, the condition broadcast along the pair axis
+    [out] = node.outputs
+    require_same_lengths(
+        builder, node.inputs, inputs, out.type.ndim, RUNTIME_BROADCASTING, value_names
+    )
+    dtype = parts_dtype(node)
+    condition = value_of(builder, node.inputs[0], inputs[0]).cast("bool")
+    branches = [
+        complex_pairs(builder, var, name, dtype)
+        for var, name in zip(node.inputs[1:], inputs[1:], strict=True)
+    ]
+    pairs = where(condition.unsqueeze([-1]), *branches)
+    return [pairs.cast(value_type(out)[0]).name]
+
+
+def onnx_funcify_complex_Second(op, node, builder, inputs, **kwargs):
+    # the value of its second input, of its first one's shape
+    if is_complex(node.outputs[0]):
+        return onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs)
+    return onnx_funcify_complex_on_real_parts(op, node, builder, inputs, **kwargs)
+
+
+# Scalar Ops whose Elemwise has a complex converter of its own
+ELEMWISE_CONVERTERS = {
+    ps.Switch: onnx_funcify_complex_Switch,
+    ps.Second: onnx_funcify_complex_Second,
+}
+
+
 @onnx_funcify_complex.register(Dot)
+@onnx_funcify_complex.register(BatchedDot)
 def onnx_funcify_complex_Dot(op, node, builder, inputs, **kwargs):
     # (a + ib)(c + id) from the real products, of which a real factor has two
     (a, b), (c, d) = (
@@ -316,19 +387,28 @@ def value_of(builder, var, name):
     return builder.value(name, value_type(var)[0])
 
 
-def input_parts(builder, var, name, real_imag=0.0):
+def input_parts(builder, var, name, real_imag=0.0, is_index=False):
     """The real and imaginary parts of the input ``var`` (ONNX value
     ``name``), without the pair axis: a real ``var``'s imaginary part is
-    zeros, or ``real_imag`` if ``None``; an integer input (an index, a
-    length, a ``None`` or slice given as a Python object) stands for both."""
+    zeros, or ``real_imag`` if ``None``; an index (``is_index``: a
+    position, a length, an axis, a condition; a ``None`` or slice given as a
+    Python object) stands for both."""
     if isinstance(var.type, INDEX_VALUE_TYPES):
         return name, name
     value = value_of(builder, var, name)
     if is_complex(var):
         return nc.real(value), nc.imag(value)
-    if np.dtype(var.type.dtype).kind != "f":
+    if is_index:
         return value, value
     return value, None if real_imag is None else value.full_like(real_imag)
+
+
+def complex_pairs(builder, var, name, dtype) -> Value:
+    """The input ``var`` (ONNX value ``name``) as complex values of parts of
+    ``dtype``: a real ``var`` with imaginary parts 0."""
+    if is_complex(var):
+        return value_of(builder, var, name).cast(dtype)
+    return nc.join(complex_operand(builder, var, name, dtype))
 
 
 def output_dtypes(node):
@@ -364,3 +444,26 @@ def converted_on_parts(node, builder, parts, **kwargs):
         inputs=[getattr(part, "name", part) for part in parts],
         **kwargs,
     )
+
+
+for op_class in (Repeat, FillDiagonal, FillDiagonalOffset):
+    onnx_funcify_complex.register(op_class)(onnx_funcify_complex_part_wise)
+
+
+@onnx_funcify_complex.register(Nonzero)
+def onnx_funcify_complex_Nonzero(op, node, builder, inputs, **kwargs):
+    z = nc.split(value_of(builder, node.inputs[0], inputs[0]))
+    is_nonzero = nc.not_equal(z, (0.0, 0.0)).squeeze([-1])
+    return converted_on_parts(node, builder, [is_nonzero], **kwargs)
+
+
+@onnx_funcify_complex.register(Eye)
+@onnx_funcify_complex.register(AllocEmpty)
+def onnx_funcify_complex_real_part_of(op, node, builder, inputs, **kwargs):
+    # the Op of real dtype for the real part, zeros for the imaginary part
+    [dtype] = output_dtypes(node)
+    real_op = type(op)(dtype=dtype)
+    real_node = real_op.make_node(*node.inputs)
+    [re] = onnx_funcify(real_op, node=real_node, builder=builder, inputs=inputs)
+    re = builder.value(re, dtype).unsqueeze([-1])
+    return [nc.join((re, re.full_like(0.0))).name]

@@ -131,6 +131,12 @@ def onnx_funcify_Unique(op, node, builder, inputs, **kwargs):
     uniques = in_order.apply("Compress", in_order, is_start, axis=0)
     if by_rows:
         uniques = rows_to_subarrays(uniques, moved, permutation)
+    return unique_outputs(op, uniques, order, is_start)
+
+
+def unique_outputs(op: Unique, uniques: Value, order: Value, is_start: Value):
+    """The outputs of ``op`` given the ``uniques``, the stable sorting
+    ``order`` and where in it each group of equal elements starts."""
     outputs = [uniques]
     if op.return_index:
         outputs.append(order.apply("Compress", order, is_start, axis=0))

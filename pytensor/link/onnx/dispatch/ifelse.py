@@ -11,19 +11,20 @@ computed before both (nodes are moved, never duplicated).
 
 from pytensor.ifelse import IfElse
 
-from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.variables import variable_shape
+from pytensor.link.onnx.dispatch.basic import onnx_funcify, onnx_funcify_complex
+from pytensor.link.onnx.dispatch.variables import value_type
 
 
 def branch_graph(builder, hint, values, variables):
     """A subgraph returning ``values``, the ONNX names of ``variables``."""
     branch = builder.subgraph(hint)
     for value, var in zip(values, variables, strict=True):
-        branch.add_output(value, hint, var.type.dtype, variable_shape(var))
+        branch.add_output(value, hint, *value_type(var))
     return branch.make_graph()
 
 
 @onnx_funcify.register(IfElse)
+@onnx_funcify_complex.register(IfElse)
 def onnx_funcify_IfElse(op, node, builder, inputs, **kwargs):
     condition, *values = inputs
     condition = builder.cast(condition, node.inputs[0].type.dtype, "bool")

@@ -12,9 +12,16 @@ zeros, infinities, NaN) follow NumPy's complex loops.
 
 import numpy as np
 
+from pytensor.link.onnx.numerics.cumulative import prefix_product, shifted
 from pytensor.link.onnx.numerics.elementary import log1p, odd
+from pytensor.link.onnx.numerics.reductions import flatten_axes_last
 from pytensor.link.onnx.numerics.trigonometric import arctan2, cos, sin
-from pytensor.link.onnx.value import Value, concat, where
+from pytensor.link.onnx.value import (
+    Value,
+    concat,
+    where,
+    where_keeping_zero_signs,
+)
 
 
 Parts = tuple[Value, Value]
@@ -174,3 +181,124 @@ def matmul(z: Parts, w: Parts) -> Parts:
     matrix lose their trailing axis first)."""
     a, b, c, d = (part.squeeze([-1]) for part in (*z, *w))
     return (a @ c - b @ d).unsqueeze([-1]), (a @ d + b @ c).unsqueeze([-1])
+
+
+# Order, products and scans of complex numbers
+
+
+def has_nan(z: Parts) -> Value:
+    """Whether a part of ``z`` is NaN."""
+    return z[0].isnan() | z[1].isnan()
+
+
+def has_inf(z: Parts) -> Value:
+    """Whether a part of ``z`` is infinite."""
+    return z[0].isinf() | z[1].isinf()
+
+
+def less(z: Parts, w: Parts) -> Value:
+    """NumPy's ``z < w``: by real parts, then by imaginary parts (false
+    where an imaginary part is NaN and the real parts differ)."""
+    (a, b), (c, d) = z, w
+    return ((a < c) & ~has_nan((b, d))) | (a.eq(c) & (b < d))
+
+
+def less_equal(z: Parts, w: Parts) -> Value:
+    """NumPy's ``z <= w``, lexicographic as `less`."""
+    (a, b), (c, d) = z, w
+    return ((a < c) & ~has_nan((b, d))) | (a.eq(c) & (b <= d))
+
+
+def greater(z: Parts, w: Parts) -> Value:
+    return less(w, z)
+
+
+def greater_equal(z: Parts, w: Parts) -> Value:
+    return less_equal(w, z)
+
+
+def chosen(keep_z: Value, z: Parts, w: Parts) -> Parts:
+    """``z`` where ``keep_z``, else ``w`` (signs of zeros kept)."""
+    return (
+        where_keeping_zero_signs(keep_z, z[0], w[0]),
+        where_keeping_zero_signs(keep_z, z[1], w[1]),
+    )
+
+
+def maximum(z: Parts, w: Parts) -> Parts:
+    """NumPy's ``maximum``: ``z`` if it has a NaN part or ``z >= w``, else ``w``
+    (so a NaN part of either propagates)."""
+    return chosen(has_nan(z) | greater_equal(z, w), z, w)
+
+
+def minimum(z: Parts, w: Parts) -> Parts:
+    """NumPy's ``minimum``: ``z`` if it has a NaN part or ``z <= w``, else ``w``."""
+    return chosen(has_nan(z) | less_equal(z, w), z, w)
+
+
+def multiply_shifted(z: Value, shift: Value, axis: int) -> Value:
+    """The complex ``z`` times ``z`` shifted by ``shift`` along ``axis`` with
+    ones shifted in (one step of `cumulative_product`, 16 nodes)."""
+    re, im = split(z)
+    ones = shifted(re, shift, axis, 1.0), shifted(im, shift, axis, 0.0)
+    return join(multiply((re, im), ones))
+
+
+def cumulative_product(z: Value, axis: int, ndim: int, length: int | None) -> Value:
+    """The cumulative product of the complex ``z`` of ``ndim`` axes along the
+    non-negative ``axis`` of static ``length`` (None if unknown): the prefix
+    products of `prefix_product`, ``ceil(log2(length))`` steps of complex
+    multiplies (unrolled, or a ``Loop``)."""
+    return prefix_product(z, axis, ndim + 1, length, step=multiply_shifted)
+
+
+def product(z: Value, ndim: int, axes, length: int | None) -> Value:
+    """The product of the complex ``z`` of ``ndim`` axes over ``axes``, whose
+    ``length`` elements (None if unknown) are multiplied as in
+    `cumulative_product`: one of 1 leads them, for empty ``axes``."""
+    pairs = flatten_axes_last(z, ndim + 1, axes)
+    re, im = pairs.apply_multi(
+        "Split", pairs, axis=-2, num_outputs=2, dtypes=[z.dtype] * 2
+    )
+    last = ndim - len(axes)
+    # all the pads: onnxruntime's transpose optimizer misreads those of `axes`
+    pads = z.indices([0] * (last + 1) + [1] + [0] * (last + 2))
+    one, zero = (
+        part.apply("Pad", part, pads, part.constant(fill))
+        for part, fill in ((re, 1.0), (im, 0.0))
+    )
+    led = concat([one, zero], axis=-2).transpose([*range(last), last + 1, last])
+    leading_one = None if length is None else length + 1
+    products = prefix_product(led, last, last + 2, leading_one, step=multiply_shifted)
+    return products.take(-1, axis=last)
+
+
+def largest(re: Value, im: Value, axis: int) -> tuple[Value, Value, Value]:
+    """NumPy's ``maximum.reduce`` and ``argmax`` of the complex numbers of
+    parts ``re`` and ``im`` (without the pair axis) along ``axis``: the first
+    number with a NaN part if there is one, else the first largest in
+    lexicographic order. Its parts and its position, kept along ``axis``."""
+    is_nan = re.isnan() | im.isnan()
+    re_or_least = where(is_nan, -np.inf, re)
+    is_max_re = re_or_least.eq(re_or_least.max([axis])) & ~is_nan
+    im_max = where(is_max_re, im, -np.inf).max([axis])
+    is_max = is_max_re & im.eq(im_max)
+    chosen = where(is_nan.any_along([axis]), is_nan, is_max).cast("uint8")
+    position = chosen.apply("ArgMax", chosen, axis=axis, keepdims=1)
+    return re.take_along(position, axis), im.take_along(position, axis), position
+
+
+def sorts_before(z: Value, w: Value) -> Value:
+    """``z < w`` in NumPy's sort order of complex numbers, NaN classes then
+    lexicographic (`z` and `w` are complex values; the result has no pair
+    axis)."""
+    (a, b), (c, d) = split(z), split(w)
+    a_nan, b_nan, c_nan, d_nan = a.isnan(), b.isnan(), c.isnan(), d.isnan()
+    by_im = (b < d) | (d_nan & ~b_nan)
+    less = (
+        ((a < c) & (~b_nan | d_nan))
+        | ((a > c) & d_nan & ~b_nan)
+        | ((a.eq(c) | (a_nan & c_nan)) & by_im)
+        | (c_nan & ~a_nan)
+    )
+    return less.squeeze([-1])

@@ -7,23 +7,27 @@
 from pytensor.link.onnx.value import Value, concat
 
 
-def multiply_shifted(y: Value, shift: Value, axis: int) -> Value:
-    """``y`` times ``y`` shifted by ``shift`` along ``axis``, with ones shifted in.
+def shifted(y: Value, shift: Value, axis: int, fill) -> Value:
+    """``y`` shifted by ``shift`` along ``axis``, with ``fill`` shifted in.
 
     ``shift`` is an int64 vector of one element.
     """
     head = y.slice(0, y.shape(axis, axis + 1) - shift, axis)
     pads = concat([shift, shift.indices([0])], axis=0)
-    shifted = head.apply("Pad", head, pads, head.constant(1), head.indices([axis]))
-    return y * shifted
+    return head.apply("Pad", head, pads, head.constant(fill), head.indices([axis]))
 
 
-def doubling_loop_body(builder, axis: int, ndim: int, dtype):
-    """The body of a ``Loop`` doing one step of `prefix_product`."""
+def multiply_shifted(y: Value, shift: Value, axis: int) -> Value:
+    """``y`` times ``y`` shifted by ``shift`` along ``axis``, with ones shifted in."""
+    return y * shifted(y, shift, axis, 1)
+
+
+def doubling_loop_body(builder, axis: int, ndim: int, dtype, step):
+    """The body of a ``Loop`` doing one ``step`` of `prefix_product`."""
     body = builder.loop_body()
     y = body.value(body.add_input("partial_products", dtype, (None,) * ndim), dtype)
     shift = body.value(body.add_input("shift", "int64", (1,)), "int64")
-    product = multiply_shifted(y, shift, axis)
+    product = step(y, shift, axis)
     doubled = shift + shift
     more = doubled < y.shape(axis, axis + 1)
     body.add_output(more.squeeze([0]).name, "more", "bool", ())
@@ -32,7 +36,9 @@ def doubling_loop_body(builder, axis: int, ndim: int, dtype):
     return body.make_model("prefix_product_body").graph
 
 
-def prefix_product(x: Value, axis: int, ndim: int, length: int | None) -> Value:
+def prefix_product(
+    x: Value, axis: int, ndim: int, length: int | None, step=multiply_shifted
+) -> Value:
     """The cumulative product of ``x`` along ``axis`` (Hillis-Steele doubling).
 
     Step ``k`` multiplies every element by the element ``2**k`` before it, so
@@ -49,11 +55,15 @@ def prefix_product(x: Value, axis: int, ndim: int, length: int | None) -> Value:
         The number of dimensions of ``x``.
     length
         The length of ``axis`` if it is known statically, else None.
+    step
+        ``step(y, shift, axis)``: ``y`` times itself shifted by ``shift``
+        along ``axis`` (by default `multiply_shifted`; another product, such
+        as that of complex numbers, gives its own prefix products).
     """
     if length is not None:
         shift = 1
         while shift < length:
-            x = multiply_shifted(x, x.indices([shift]), axis)
+            x = step(x, x.indices([shift]), axis)
             shift *= 2
         return x
     longer_than_one = x.shape(axis, axis + 1) > x.indices([1])
@@ -64,7 +74,7 @@ def prefix_product(x: Value, axis: int, ndim: int, length: int | None) -> Value:
         x,
         x.indices([1]),
         dtypes=(x.dtype, "int64"),
-        body=doubling_loop_body(x.builder, axis, ndim, x.dtype),
+        body=doubling_loop_body(x.builder, axis, ndim, x.dtype, step),
     )
     return product
 

@@ -26,7 +26,7 @@ def sorts_before(a: Value, b: Value) -> Value:
     return less | (b.isnan() & ~a.isnan())
 
 
-def bisection_loop_body(x: Value, v: Value, last: Value, side: str, shape):
+def bisection_loop_body(x: Value, v: Value, last: Value, side: str, shape, before):
     """The body of a ``Loop`` halving the ``[low, high)`` ranges of `searchsorted`."""
     body = x.builder.loop_body()
     low, high = (
@@ -36,7 +36,7 @@ def bisection_loop_body(x: Value, v: Value, last: Value, side: str, shape):
     middle = (low + high) / 2
     pivot = x.into(body).take(minimum(middle, last.into(body)), axis=0)
     v = v.into(body)
-    go_right = sorts_before(pivot, v) if side == "left" else ~sorts_before(v, pivot)
+    go_right = before(pivot, v) if side == "left" else ~before(v, pivot)
     active = low < high
     low = where(active & go_right, middle + 1, low)
     high = where(active & ~go_right, middle, high)
@@ -46,13 +46,17 @@ def bisection_loop_body(x: Value, v: Value, last: Value, side: str, shape):
     return body.make_model("bisection_body").graph
 
 
-def searchsorted(x: Value, v: Value, side: str, v_ndim: int) -> Value:
+def searchsorted(
+    x: Value, v: Value, side: str, v_ndim: int, before=sorts_before
+) -> Value:
     """``numpy.searchsorted(x, v, side)`` for a sorted vector ``x`` of ``v``'s dtype.
 
-    ``v_ndim`` is the number of dimensions of ``v``.
+    ``v_ndim`` is the number of dimensions of ``v`` (the leading ones if
+    ``before``, ``a < b`` in the sort order, compares values along more, as
+    complex numbers held as real pairs).
     """
-    length = x.shape().squeeze([0])
-    v_shape = v.shape()
+    length = x.shape(0, 1).squeeze([0])
+    v_shape = v.shape(0, v_ndim)
     low = length.constant(0).expand(v_shape)
     high = length.expand(v_shape)
     shape = (None,) * v_ndim
@@ -63,7 +67,7 @@ def searchsorted(x: Value, v: Value, side: str, v_ndim: int) -> Value:
         low,
         high,
         dtypes=("int64", "int64"),
-        body=bisection_loop_body(x, v, length - 1, side, shape),
+        body=bisection_loop_body(x, v, length - 1, side, shape, before),
     )
     return low
 
