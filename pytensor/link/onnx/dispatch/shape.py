@@ -7,7 +7,7 @@ from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import NoneTypeT
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.value import Value, concat
+from pytensor.link.onnx.value import Value, concat, where
 
 
 def dim_size(builder, x, axis):
@@ -33,8 +33,34 @@ def onnx_funcify_Shape_i(op, node, builder, inputs, **kwargs):
 def onnx_funcify_Reshape(op, node, builder, inputs, **kwargs):
     x, shape = inputs
     shape = builder.cast(shape, node.inputs[1].type.dtype, "int64")
+    if builder.keep_checks:
+        x_value = builder.value(x, node.inputs[0].type.dtype)
+        require_reshapable(builder, x_value, builder.value(shape, "int64"))
     # allowzero=1: a 0 in the shape is a length, as in NumPy, not "copy this dim"
     return [builder.add("Reshape", [x, shape], allowzero=1, hint="reshaped")]
+
+
+def require_reshapable(builder, x: Value, shape: Value):
+    """Raise NumPy's ``ValueError`` unless ``x`` can take the ``shape`` (at
+    most one -1 standing for the length left), after onnxruntime's
+    ``Reshape`` fails as NumPy's does."""
+    unknown = shape.eq(-1)
+    known_size = where(unknown, 1, shape).prod([0], keepdims=False)
+    size = x.shape().prod([0], keepdims=False)
+    divisor = where(known_size.eq(0), 1, known_size)
+    fits = where(
+        unknown.any(),
+        known_size.ne(0) & (size % divisor).eq(0),
+        known_size.eq(size),
+    )
+    single_unknown = unknown.cast("int64").sum([0], keepdims=False) <= 1
+    builder.require(
+        (shape >= -1).all() & single_unknown & fits,
+        ValueError,
+        "cannot reshape the array into the shape asked",
+        is_scalar=True,
+        after_failure=True,
+    )
 
 
 def known_statically(x_dim, expected) -> bool:
