@@ -136,13 +136,16 @@ class ONNXGraphBuilder:
         The ONNX opset of the default domain that handlers may rely on.
     keep_checks
         Whether runtime assertions (``CheckAndRaise``) are kept: their
-        conditions are collected in ``checks`` and become extra outputs.
+        conditions are collected in ``checks`` and become extra outputs, or,
+        for the checks onnxruntime makes itself, in ``failure_checks``.
     """
 
     def __init__(self, opset: int = DEFAULT_OPSET, keep_checks: bool = True):
         self.opset = opset
         self.keep_checks = keep_checks
         self.checks: list[tuple[str, object]] = []
+        self.failure_checks: list[tuple[str, object]] = []
+        self.nested = False
         self.names = UniqueNames()
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
@@ -165,13 +168,21 @@ class ONNXGraphBuilder:
         """Mark the node computing ``value`` for the graph pass that reads ``mark``."""
         self.marks.setdefault(mark, set()).add(self.producer(value).name)
 
-    def require(self, condition, exc_type, message: str, *, is_scalar=False):
+    def require(
+        self, condition, exc_type, message: str, *, is_scalar=False, after_failure=False
+    ):
         """Make the compiled function raise ``exc_type(message)`` unless ``condition`` holds.
 
         ``condition`` is a bool :class:`Value` (or value name) whose elements
         must all be true; ``is_scalar`` says it is 0-d already. Nothing is
         added when the graph is built without runtime checks (for export), nor
         when the same check was already required.
+
+        ``after_failure`` says that onnxruntime fails on its own whenever the
+        condition is false (``MatMul`` of unaligned shapes, ``Split`` into
+        invalid lengths): the condition is then computed only after a failed
+        run, to raise PyTensor's exception, and costs nothing to the runs
+        that succeed (in a nested graph it is an ordinary check).
         """
         if not self.keep_checks:
             return
@@ -179,8 +190,11 @@ class ONNXGraphBuilder:
             condition = self.value(condition, "bool")
         holds = condition if is_scalar else condition.all()
         check = (holds.name, CheckAndRaise(exc_type, message))
-        if check not in self.checks:
-            self.checks.append(check)
+        checks = (
+            self.failure_checks if after_failure and not self.nested else self.checks
+        )
+        if check not in checks:
+            checks.append(check)
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""
@@ -344,6 +358,7 @@ class ONNXGraphBuilder:
         """
         sub = ONNXGraphBuilder(opset=self.opset, keep_checks=self.keep_checks)
         sub.names = self.names
+        sub.nested = True
         sub.graph_name = sanitize_name(hint)
         return sub
 

@@ -113,6 +113,8 @@ class ONNXFunction:
             if is_complex(out)
         ]
         self.checks = converted.checks
+        self.failure_checks = converted.failure_checks
+        self.diagnostic_model = converted.diagnostic_model or self.model
         self.n_outputs = len(fgraph.outputs)
         self.scalar_outputs = [
             i
@@ -130,32 +132,51 @@ class ONNXFunction:
 
     def failure(self, feed, err) -> Exception:
         """The error of a failed run: the PyTensor exception of the first
-        runtime check that fails on ``feed``, else an `ONNXRuntimeFailure`
-        naming the PyTensor node whose converted node failed."""
-        if self.checks:
-            for passed, (_, op) in zip(self.run_checks(feed), self.checks, strict=True):
+        runtime check that fails on ``feed`` (the checks onnxruntime makes
+        itself last), else an `ONNXRuntimeFailure` naming the PyTensor node
+        whose converted node failed."""
+        checks = self.checks + self.failure_checks
+        if checks:
+            for passed, (_, op) in zip(
+                self.run_checks(feed, checks), checks, strict=True
+            ):
                 if not passed:
                     return op.exc_type(op.msg)
         return ONNXRuntimeFailure.of(err, self.sources)
 
-    def run_checks(self, feed):
-        """The runtime checks alone on ``feed`` (all passed if they cannot run)."""
+    def run_checks(self, feed, checks):
+        """The values of ``checks`` on ``feed``; a check that cannot run (it
+        needs a value whose computation failed) counts as passed."""
+        names = [name for name, _ in checks]
+        try:
+            if self.checks_only is None:
+                self.checks_only = self.checks_session(names)
+            return self.checks_only.run(None, feed, self.run_options)
+        except Exception:
+            return [self.check_passes(name, feed) for name in names]
+
+    def check_passes(self, check_name, feed) -> bool:
+        try:
+            [passed] = self.checks_session([check_name]).run(
+                None, feed, self.run_options
+            )
+        except Exception:
+            return True
+        return bool(passed)
+
+    def checks_session(self, check_names):
+        """A session computing the outputs ``check_names`` of the model with
+        every check, alone."""
         import onnxruntime as ort
 
         from onnx.utils import Extractor
 
-        try:
-            if self.checks_only is None:
-                check_names = [name for name, _ in self.checks]
-                model = Extractor(self.model).extract_model(
-                    self.input_names, check_names
-                )
-                self.checks_only = ort.InferenceSession(
-                    model.SerializeToString(), providers=["CPUExecutionProvider"]
-                )
-            return self.checks_only.run(None, feed, self.run_options)
-        except Exception:
-            return [True] * len(self.checks)
+        model = Extractor(self.diagnostic_model).extract_model(
+            self.input_names, check_names
+        )
+        return ort.InferenceSession(
+            model.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
 
     def _runner(self, providers):
         """``session.run`` for this model's outputs, as cheap per call as possible.

@@ -380,6 +380,7 @@ def test_a_dense_layer_is_one_gemm():
     x, w, b = pt.matrix("x"), pt.matrix("w"), pt.vector("b")
     fn = pytensor.function([x, w, b], pt.tanh(x @ w + b), mode="ONNX")
     # Besides the runtime check that b has as many elements as w has columns
+    # (onnxruntime checks that x has as many columns as w has rows)
     check = ["Shape", "Shape", "Equal", "Squeeze"]
     assert sorted(op_types(fn)) == sorted(["Gemm", "Tanh", *check])
     assert exported_op_types(fn) == ["Gemm", "Tanh"]
@@ -435,3 +436,34 @@ def test_max_and_min_of_empty_raise_the_reference_message(scalar_op):
             fn(np.zeros((2, 0)))
         messages.append(str(raised.value).split("\n")[0])
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize(
+    "x_shape, y_shape",
+    [((3, 2), (3, 2)), ((3,), (2,)), ((2, 3), (2,)), ((4,), (3, 4))],
+)
+def test_dot_of_unaligned_shapes_raises_numpys_error(x_shape, y_shape):
+    x = pt.tensor("x", shape=(None,) * len(x_shape))
+    y = pt.tensor("y", shape=(None,) * len(y_shape))
+    for mode in (py_mode, "ONNX"):
+        fn = pytensor.function([x, y], pt.dot(x, y), mode=mode)
+        with pytest.raises(ValueError):
+            fn(np.ones(x_shape), np.ones(y_shape))
+
+
+def test_a_check_after_a_failed_node_does_not_hide_the_check_before_it():
+    # the second Dot's check needs the first Dot's result, which fails
+    a = pt.matrix("a")
+    fn = pytensor.function([a], pt.dot(pt.dot(a, a), a), mode="ONNX")
+    with pytest.raises(ValueError, match="not aligned"):
+        fn(np.ones((3, 2)))
+
+
+@pytest.mark.parametrize(
+    "x_shape, y_shape", [((None, 3), (3, None)), ((None, None), (None, None))]
+)
+def test_dot_checks_alignment_only_after_a_failed_run(x_shape, y_shape):
+    x, y = pt.tensor("x", shape=x_shape), pt.tensor("y", shape=y_shape)
+    fn = pytensor.function([x, y], pt.dot(x, y), mode="ONNX")
+    assert n_runtime_checks(fn) == 0
+    assert op_types(fn) == ["MatMul"]

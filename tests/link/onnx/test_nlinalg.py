@@ -282,6 +282,15 @@ def test_lstsq(rcond):
     compare_for_each([a, b], list(outputs), cases)
 
 
+@pytest.mark.parametrize("rcond", [pt.dscalar("rcond"), pt.dvector("rcond")])
+def test_lstsq_of_a_vector_raises_numpys_error_on_every_call(rcond):
+    a, b = pt.dvector("a"), pt.dvector("b")
+    for mode in ("FAST_COMPILE", "ONNX"):
+        fn = pytensor.function([a, b, rcond], pt.linalg.lstsq(a, b, rcond), mode=mode)
+        with pytest.raises(np.linalg.LinAlgError):
+            fn([2.0, 1.0], [2.0, 1.0], np.ones(rcond.type.ndim * (2,)))
+
+
 # Gradients
 
 

@@ -348,3 +348,65 @@ def test_alloc_of_known_lengths_has_no_check():
     fn = pytensor.function([row, x], pt.alloc(row, x.shape[0], x.shape[1]), mode="ONNX")
     assert n_runtime_checks(fn) == 1
     assert exported_op_types(fn).count("Equal") == 0
+
+
+def mismatched_join(axis_given_at_run_time):
+    x, y = pt.matrix("x"), pt.matrix("y")
+    axis = pt.lscalar("axis") if axis_given_at_run_time else 1
+    inputs = [x, y, axis] if axis_given_at_run_time else [x, y]
+    return inputs, pt.join(axis, x, y)
+
+
+@pytest.mark.parametrize("axis_given_at_run_time", [False, True])
+@pytest.mark.parametrize(
+    "x_shape, y_shape, raises",
+    [((2, 3), (2, 1), False), ((2, 3), (3, 3), True), ((1, 2), (2, 2), True)],
+)
+def test_join_of_mismatched_lengths_raises_numpys_error(
+    axis_given_at_run_time, x_shape, y_shape, raises
+):
+    inputs, joined = mismatched_join(axis_given_at_run_time)
+    values = [np.ones(x_shape), np.ones(y_shape)] + [1] * axis_given_at_run_time
+    for mode in ("FAST_COMPILE", "ONNX"):
+        fn = pytensor.function(inputs, joined, mode=mode)
+        if raises:
+            with pytest.raises(ValueError):
+                fn(*values)
+        else:
+            assert fn(*values).shape == (2, 4)
+
+
+def test_join_of_static_lengths_makes_no_runtime_check():
+    x, y = pt.tensor("x", shape=(2, None)), pt.tensor("y", shape=(2, 3))
+    fn = pytensor.function([x, y], pt.join(1, x, y), mode="ONNX")
+    assert n_runtime_checks(fn) == 0
+
+
+@pytest.mark.parametrize(
+    "sizes, message",
+    [
+        ([5, -1], "negative"),
+        ([1, 2], "sum"),
+        ([1, 1, 2], "n_splits"),
+    ],
+)
+@pytest.mark.parametrize("sizes_are_constant", [False, True])
+def test_split_of_invalid_sizes_raises_pytensors_error(
+    sizes, message, sizes_are_constant
+):
+    x = pt.matrix("x")
+    sizes_var = pt.as_tensor(np.array(sizes)) if sizes_are_constant else pt.lvector("s")
+    inputs = [x] if sizes_are_constant else [x, sizes_var]
+    values = [np.ones((4, 2))] + ([] if sizes_are_constant else [np.array(sizes)])
+    for mode in ("FAST_COMPILE", "ONNX"):
+        fn = pytensor.function(
+            inputs, pt.split(x, sizes_var, n_splits=2, axis=0), mode=mode
+        )
+        with pytest.raises(ValueError, match=message):
+            fn(*values)
+
+
+def test_split_of_constant_sizes_and_static_length_makes_no_runtime_check():
+    x = pt.tensor("x", shape=(4, None))
+    fn = pytensor.function([x], pt.split(x, [1, 3], n_splits=2, axis=0), mode="ONNX")
+    assert n_runtime_checks(fn) == 0

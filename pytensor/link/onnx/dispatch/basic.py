@@ -99,11 +99,18 @@ class ONNXGraph:
     sources
         The PyTensor node each ONNX node of the main graph was converted from,
         by ONNX node name.
+    failure_checks
+        ``(output_name, CheckAndRaise op)`` for the assertions onnxruntime
+        makes itself (see ``ONNXGraphBuilder.require``): outputs of
+        ``diagnostic_model`` only, the model with every check, computed after
+        a failed run to raise PyTensor's exception.
     """
 
     model: onnx.ModelProto
     checks: tuple[tuple[str, CheckAndRaise], ...] = ()
     sources: Mapping[str, Apply] = field(default_factory=dict, compare=False)
+    failure_checks: tuple[tuple[str, CheckAndRaise], ...] = ()
+    diagnostic_model: onnx.ModelProto | None = None
 
 
 def convert_nodes(nodes, names, constant, convert):
@@ -287,12 +294,26 @@ def onnx_funcify_FunctionGraph(
         (builder.add_output(condition, "check", "bool", ()), op)
         for condition, op in builder.checks
     )
+    model = builder.make_model(graph_name)
+    failure_checks = tuple(
+        (builder.add_output(condition, "check", "bool", ()), op)
+        for condition, op in builder.failure_checks
+    )
+    diagnostic_model = builder.make_model(graph_name) if failure_checks else None
     converted = ONNXGraph(
-        model=builder.make_model(graph_name), checks=checks, sources=sources
+        model=model,
+        checks=checks,
+        sources=sources,
+        failure_checks=failure_checks,
+        diagnostic_model=diagnostic_model,
     )
     if failures:
         raise ONNXConversionError(failures, partial=converted)
-    return replace(converted, model=at_opset(converted.model, opset))
+    return replace(
+        converted,
+        model=at_opset(model, opset),
+        diagnostic_model=diagnostic_model and at_opset(diagnostic_model, opset),
+    )
 
 
 @onnx_funcify.register(DeepCopyOp)

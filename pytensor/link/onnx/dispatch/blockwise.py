@@ -54,7 +54,7 @@ def onnx_funcify_Blockwise(op, node, builder, inputs, value_names=None, **kwargs
         builder,
         node.inputs,
         inputs,
-        batch_ndim(node),
+        range(batch_ndim(node)),
         RUNTIME_BROADCASTING,
         value_names,
     )

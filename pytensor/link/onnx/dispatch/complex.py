@@ -162,7 +162,7 @@ def onnx_funcify_complex_Elemwise(
         builder,
         node.inputs,
         inputs,
-        node.outputs[0].type.ndim,
+        range(node.outputs[0].type.ndim),
         RUNTIME_BROADCASTING,
         value_names,
     )

@@ -8,7 +8,10 @@ from pytensor.tensor.type import tensor
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.math import is_dense_layer
-from pytensor.link.onnx.dispatch.shape import require_same_lengths
+from pytensor.link.onnx.dispatch.shape import (
+    require_equal_lengths,
+    require_same_lengths,
+)
 from pytensor.link.onnx.passes.dense_layers import DENSE_LAYER
 from pytensor.link.onnx.passes.graphs import count_nodes
 
@@ -27,7 +30,7 @@ def onnx_funcify_Elemwise(op, node, builder, inputs, value_names=None, **kwargs)
     # are not typed broadcastable are ruled out.
     ndim = node.outputs[0].type.ndim
     require_same_lengths(
-        builder, node.inputs, inputs, ndim, RUNTIME_BROADCASTING, value_names
+        builder, node.inputs, inputs, range(ndim), RUNTIME_BROADCASTING, value_names
     )
     outputs = onnx_funcify(op.scalar_op, node=node, builder=builder, inputs=inputs)
     if is_dense_layer(node):
@@ -51,6 +54,15 @@ def converted_size(op: Elemwise, input_dtypes: tuple[str, ...]) -> int:
 @onnx_funcify.register(DimShuffle)
 def onnx_funcify_DimShuffle(op, node, builder, inputs, **kwargs):
     [x] = inputs
+    [x_var] = node.inputs
+    unknown_dropped = [axis for axis in op.drop if x_var.type.shape[axis] is None]
+    if unknown_dropped and builder.keep_checks:
+        x_value = builder.value(x, x_var.type.dtype)
+        require_equal_lengths(
+            builder,
+            {(x_value, None): [(axis, 1) for axis in unknown_dropped]},
+            "cannot select an axis to squeeze out which has size not equal to one",
+        )
     if op.drop:
         x = builder.add(
             "Squeeze", [x, builder.constant(op.drop, "int64")], hint="squeezed"

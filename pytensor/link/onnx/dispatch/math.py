@@ -11,6 +11,7 @@ from pytensor.link.onnx.dispatch.scalar import (
     cast_values,
     output_dtype,
 )
+from pytensor.link.onnx.dispatch.shape import require_equal_lengths
 from pytensor.link.onnx.dispatch.signal import summed_convolution
 from pytensor.link.onnx.kernels import (
     kernel_dtypes,
@@ -210,8 +211,14 @@ def onnx_funcify_Argmax(op, node, builder, inputs, **kwargs):
     return [where(is_nan.any_along([last_axis], False), first_nan, argmax).name]
 
 
+DOT_NOT_ALIGNED = (
+    "shapes not aligned: the axes a dot product sums over differ in length"
+)
+
+
 @onnx_funcify.register(Dot)
 def onnx_funcify_Dot(op, node, builder, inputs, value_names=None, **kwargs):
+    require_aligned(builder, node, inputs)
     dtype = output_dtype(node)
     if (
         product := transposed_matrix_times_vector(node, value_names, builder)
@@ -219,6 +226,30 @@ def onnx_funcify_Dot(op, node, builder, inputs, value_names=None, **kwargs):
         return [product]
     x, y = cast_all(builder, node, inputs, dtype)
     return [matmul(builder, x, y, dtype, *(var.type.ndim for var in node.inputs))]
+
+
+def require_aligned(builder, node, inputs):
+    """Raise NumPy's ``ValueError`` at run time unless the axes a ``Dot``
+    sums over have one length (checked where a length is symbolic, after
+    onnxruntime's ``MatMul`` fails)."""
+    x_var, y_var = node.inputs
+    if x_var.type.ndim == 0 or y_var.type.ndim == 0:
+        return
+    x_axis = x_var.type.ndim - 1
+    x_length, y_length = x_var.type.shape[x_axis], y_var.type.shape[0]
+    if x_length is not None and y_length is not None:
+        return
+    x, y = (
+        builder.value(name, var.type.dtype)
+        for name, var in zip(inputs, node.inputs, strict=True)
+    )
+    if y_length is not None:
+        comparisons = {(x, None): [(x_axis, y_length)]}
+    elif x_length is not None:
+        comparisons = {(y, None): [(0, x_length)]}
+    else:
+        comparisons = {(x, y): [(x_axis, 0)]}
+    require_equal_lengths(builder, comparisons, DOT_NOT_ALIGNED, after_failure=True)
 
 
 def transposed_matrix_times_vector(node, value_names, builder) -> str | None:

@@ -217,6 +217,13 @@ def onnx_funcify_TensorSolve(op, node, builder, inputs, **kwargs):
 
 @onnx_funcify.register(Lstsq)
 def onnx_funcify_Lstsq(op, node, builder, inputs, **kwargs):
+    if (ndim := node.inputs[0].type.ndim) != 2:
+        return raising_on_every_call(
+            builder,
+            node,
+            np.linalg.LinAlgError,
+            f"{ndim}-dimensional array given. Array must be two-dimensional",
+        )
     if node.inputs[1].type.ndim != 2:
         raise NotImplementedError(
             "the Op declares a matrix solution, so only a matrix of right-hand "
@@ -234,4 +241,18 @@ def onnx_funcify_Lstsq(op, node, builder, inputs, **kwargs):
         squares.squeeze([0, 1]).name,
         rank.squeeze([0, 1, 2]).cast(output_dtype(node, 2)).name,
         singular_values.squeeze([0, 1]).name,
+    ]
+
+
+def raising_on_every_call(builder, node, exc_type, message) -> list[str]:
+    """Outputs for a node whose ``perform`` raises ``exc_type(message)`` for
+    any input its types allow: each call raises it, as in PyTensor. A model
+    without runtime checks (an export) can't raise, so it is refused."""
+    if not builder.keep_checks:
+        raise NotImplementedError(f"{node.op} raises on every call: {message}")
+    never = builder.value(builder.constant(False, "bool"), "bool")
+    builder.require(never, exc_type, message, is_scalar=True)
+    return [
+        builder.constant(np.zeros((0,) * out.type.ndim, out.type.dtype), out.type.dtype)
+        for out in node.outputs
     ]

@@ -7,7 +7,7 @@ from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import NoneTypeT
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.value import Value, concat
+from pytensor.link.onnx.value import Value, concat, where
 
 
 def dim_size(builder, x, axis):
@@ -33,8 +33,34 @@ def onnx_funcify_Shape_i(op, node, builder, inputs, **kwargs):
 def onnx_funcify_Reshape(op, node, builder, inputs, **kwargs):
     x, shape = inputs
     shape = builder.cast(shape, node.inputs[1].type.dtype, "int64")
+    if builder.keep_checks:
+        x_value = builder.value(x, node.inputs[0].type.dtype)
+        require_reshapable(builder, x_value, builder.value(shape, "int64"))
     # allowzero=1: a 0 in the shape is a length, as in NumPy, not "copy this dim"
     return [builder.add("Reshape", [x, shape], allowzero=1, hint="reshaped")]
+
+
+def require_reshapable(builder, x: Value, shape: Value):
+    """Raise NumPy's ``ValueError`` unless ``x`` can take the ``shape`` (at
+    most one -1 standing for the length left), after onnxruntime's
+    ``Reshape`` fails as NumPy's does."""
+    unknown = shape.eq(-1)
+    known_size = where(unknown, 1, shape).prod([0], keepdims=False)
+    size = x.shape().prod([0], keepdims=False)
+    divisor = where(known_size.eq(0), 1, known_size)
+    fits = where(
+        unknown.any(),
+        known_size.ne(0) & (size % divisor).eq(0),
+        known_size.eq(size),
+    )
+    single_unknown = unknown.cast("int64").sum([0], keepdims=False) <= 1
+    builder.require(
+        (shape >= -1).all() & single_unknown & fits,
+        ValueError,
+        "cannot reshape the array into the shape asked",
+        is_scalar=True,
+        after_failure=True,
+    )
 
 
 def known_statically(x_dim, expected) -> bool:
@@ -119,9 +145,10 @@ def lengths(x: Value, axes) -> Value:
     return x.shape().take(axes, 0)
 
 
-def require_equal_lengths(builder, comparisons, message):
+def require_equal_lengths(builder, comparisons, message, *, after_failure=False):
     """Raise ``ValueError(message)`` at run time unless the lengths compared
-    are equal, in one check.
+    are equal, in one check (see ``ONNXGraphBuilder.require`` for
+    ``after_failure``).
 
     ``comparisons`` maps pairs ``(x, y)`` of values to lists of axis pairs
     ``(x_axis, y_axis)``; ``y`` is None for an int length ``y_axis``.
@@ -131,22 +158,30 @@ def require_equal_lengths(builder, comparisons, message):
         x_axes, y_axes = (list(axes) for axes in zip(*pairs, strict=True))
         expected = x.indices(y_axes) if y is None else lengths(y, y_axes)
         equal.append(lengths(x, x_axes).eq(expected))
-    require_all(builder, equal, sum(map(len, comparisons.values())), message)
+    n_elements = sum(map(len, comparisons.values()))
+    require_all(builder, equal, n_elements, message, after_failure=after_failure)
 
 
-def require_all(builder, conditions, n_elements: int, message):
+def require_all(builder, conditions, n_elements: int, message, *, after_failure=False):
     """Raise ``ValueError(message)`` at run time unless the bool vectors
     ``conditions``, of ``n_elements`` elements in all, are true."""
     if n_elements == 1:
-        builder.require(conditions[0].squeeze([0]), ValueError, message, is_scalar=True)
+        condition, is_scalar = conditions[0].squeeze([0]), True
     elif conditions:
-        builder.require(concat(conditions, axis=0), ValueError, message)
+        condition, is_scalar = concat(conditions, axis=0), False
+    else:
+        return
+    builder.require(
+        condition, ValueError, message, is_scalar=is_scalar, after_failure=after_failure
+    )
 
 
-def require_same_lengths(builder, variables, inputs, n_axes, message, value_names):
+def require_same_lengths(
+    builder, variables, inputs, axes, message, value_names, *, broadcasting=True
+):
     """Make the function raise ``ValueError(message)`` unless, along each of
-    the first ``n_axes`` axes, the ``variables`` (of ONNX values ``inputs``)
-    that are not typed broadcastable there have one length.
+    ``axes``, the ``variables`` (of ONNX values ``inputs``) have one length;
+    with ``broadcasting``, those typed broadcastable there are left out.
 
     Lengths known statically or equal by construction are not compared:
     `length_source` is followed up to variables in ``value_names`` (the ONNX
@@ -175,10 +210,10 @@ def require_same_lengths(builder, variables, inputs, n_axes, message, value_name
         return rooted if known(rooted) else found if known(found) else (var, axis)
 
     comparisons = {}
-    for axis in range(n_axes):
+    for axis in axes:
         sources = []
         for var in variables:
-            if not var.type.broadcastable[axis]:
+            if not (broadcasting and var.type.broadcastable[axis]):
                 found = source(var, axis)
                 if found not in sources:
                     sources.append(found)

@@ -122,8 +122,14 @@ def onnx_funcify_scalar_tensor_conversion(op, node, builder, inputs, **kwargs):
     return list(inputs)
 
 
+JOIN_MISMATCH = (
+    "all the input array dimensions except for the concatenation axis must "
+    "match exactly"
+)
+
+
 @onnx_funcify.register(Join)
-def onnx_funcify_Join(op, node, builder, inputs, **kwargs):
+def onnx_funcify_Join(op, node, builder, inputs, value_names=None, **kwargs):
     axis_var, *tensor_vars = node.inputs
     dtype = node.outputs[0].type.dtype
     ndim = node.outputs[0].type.ndim
@@ -138,10 +144,75 @@ def onnx_funcify_Join(op, node, builder, inputs, **kwargs):
         )
 
     if isinstance(axis_var, Constant):
-        return [join_along(int(axis_var.data) % ndim).name]
+        axis = int(axis_var.data) % ndim
+        other_axes = [a for a in range(ndim) if a != axis]
+        require_same_lengths(
+            builder,
+            tensor_vars,
+            inputs[1:],
+            other_axes,
+            JOIN_MISMATCH,
+            value_names,
+            broadcasting=False,
+        )
+        return [join_along(axis).name]
     axis = builder.value(inputs[0], axis_var.type.dtype).cast("int64")
     [joined] = along_axis(axis, ndim, lambda k: [join_along(k)])
+    require_joinable_along(
+        builder, [builder.value(p, dtype) for p in parts], axis % ndim, ndim
+    )
     return [joined.name]
+
+
+def require_joinable_along(builder, parts: list[Value], axis: Value, ndim: int):
+    """Raise NumPy's ``ValueError`` at run time unless ``parts`` have the same
+    lengths along every axis but ``axis`` (given at run time, in
+    ``range(ndim)``)."""
+    if len(parts) < 2 or not builder.keep_checks:
+        return
+    first = parts[0].shape()
+    join_axis = first.indices(list(range(ndim))).eq(axis)
+    matches = [part.shape().eq(first) | join_axis for part in parts[1:]]
+    require_all(builder, matches, len(matches) * ndim, JOIN_MISMATCH)
+
+
+def require_valid_split_sizes(builder, node, x: Value, sizes: Value, axis):
+    """Raise the ``ValueError``s of ``Split.perform`` at run time unless
+    ``sizes`` has one length per output, none negative, summing to the
+    length of ``axis`` (an int, or a 0-d int64 value) of ``x``; what the
+    types and constants settle is checked now."""
+    if not builder.keep_checks:
+        return
+    x_var, _, sizes_var = node.inputs
+    known = sizes_var.data if isinstance(sizes_var, Constant) else None
+    split_length = x_var.type.shape[axis] if isinstance(axis, int) else None
+    checks = (
+        (
+            sizes_var.type.shape[0] == node.op.len_splits or None,
+            lambda: sizes.dim(0).eq(node.op.len_splits),
+            "Length of splits is not equal to n_splits",
+        ),
+        (
+            None
+            if known is None or split_length is None
+            else bool(known.sum() == split_length),
+            lambda: sizes.sum([0], keepdims=False).eq(
+                x.dim(axis) if isinstance(axis, int) else x.shape().take(axis, 0)
+            ),
+            "Split sizes do not sum to the length of the axis split",
+        ),
+        (
+            None if known is None else bool((known >= 0).all()),
+            lambda: (sizes >= 0).all(),
+            "Split sizes cannot be negative",
+        ),
+    )
+    for settled, holds, message in checks:
+        if settled is not True:
+            condition = holds() if settled is None else sizes.constant(False, "bool")
+            builder.require(
+                condition, ValueError, message, is_scalar=True, after_failure=True
+            )
 
 
 @onnx_funcify.register(Split)
@@ -158,10 +229,14 @@ def onnx_funcify_Split(op, node, builder, inputs, **kwargs):
         return [builder.value(part, dtype) for part in parts]
 
     if isinstance(axis_var, Constant):
-        parts = split_along(int(axis_var.data) % x_var.type.ndim)
+        axis = int(axis_var.data) % x_var.type.ndim
+        parts = split_along(axis)
     else:
         axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
         parts = along_axis(axis, x_var.type.ndim, split_along)
+    require_valid_split_sizes(
+        builder, node, builder.value(x, dtype), builder.value(sizes, "int64"), axis
+    )
     return [part.name for part in parts]
 
 
@@ -288,7 +363,7 @@ def onnx_funcify_PermuteRowElements(
         builder,
         node.inputs,
         inputs,
-        ndim,
+        range(ndim),
         "Dimension mismatch: permute_row_elements needs equal lengths or "
         "broadcastable ones along every axis",
         value_names,
