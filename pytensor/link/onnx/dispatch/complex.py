@@ -335,7 +335,12 @@ def onnx_funcify_complex_Switch(op, node, builder, inputs, value_names=None, **k
     # one Where of the pairs, the condition broadcast along the pair axis
     [out] = node.outputs
     require_same_lengths(
-        builder, node.inputs, inputs, out.type.ndim, RUNTIME_BROADCASTING, value_names
+        builder,
+        node.inputs,
+        inputs,
+        range(out.type.ndim),
+        RUNTIME_BROADCASTING,
+        value_names,
     )
     dtype = parts_dtype(node)
     condition = value_of(builder, node.inputs[0], inputs[0]).cast("bool")
