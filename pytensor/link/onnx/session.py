@@ -200,6 +200,10 @@ class ONNXFunction:
         feed = dict(zip(self.input_names, values, strict=True))
         for i, name in self.array_inputs:
             if type(values[i]) is not np.ndarray:
+                if values[i] is None:
+                    raise TypeError(
+                        f"mode ONNX takes arrays, not None, for the input {name}"
+                    )
                 feed[name] = np.asarray(values[i])
         for i, name, dtype in self.complex_inputs:
             feed[name] = as_real_pairs(np.asarray(values[i], dtype=dtype))

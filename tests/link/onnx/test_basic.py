@@ -440,3 +440,11 @@ def test_a_failing_check_explains_a_failed_run():
         fn(np.ones(3), 7)
     with pytest.raises(ONNXRuntimeFailure):
         fn(np.ones(3), 1)
+
+
+def test_none_for_a_tensor_input_raises_a_type_error():
+    x = pt.scalar("x")
+    fn = pytensor.function([pytensor.In(x)], x * 2, mode="ONNX")
+    fn.trust_input = True
+    with pytest.raises(TypeError, match="not None"):
+        fn(None)

@@ -231,3 +231,16 @@ def test_complex_values_inside(dtype, mode):
     values = [complex_values(rng, (2, 3), dtype) for _ in range(2)]
     outputs = [*op(z[0], w[1]), pt.linalg.kron(z, w)]
     compare_onnx_and_py([z, w], outputs, values, assert_fn=close(dtype), onnx_mode=mode)
+
+
+def test_an_inner_graph_may_index_with_a_slice_it_builds():
+    # PyTensor 2 indexes with slice variables (the gradient of AllocDiag)
+    from pytensor.tensor.type_other import make_slice
+
+    x, n = pt.vector("x"), pt.lscalar("n")
+    try:
+        sliced = x[make_slice(1, n, None)]
+    except TypeError:
+        pytest.skip("PyTensor 3 indexes with slices of scalars, not slice variables")
+    doubled = OpFromGraph([x, n], [sliced * 2])
+    compare_onnx_and_py([x, n], [doubled(x, n)], [np.arange(5.0), np.int64(3)])

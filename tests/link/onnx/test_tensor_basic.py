@@ -410,3 +410,16 @@ def test_split_of_constant_sizes_and_static_length_makes_no_runtime_check():
     x = pt.tensor("x", shape=(4, None))
     fn = pytensor.function([x], pt.split(x, [1, 3], n_splits=2, axis=0), mode="ONNX")
     assert n_runtime_checks(fn) == 0
+
+
+@pytest.mark.skipif(
+    not hasattr(pytensor.tensor.basic, "Default"),
+    reason="Default is gone in PyTensor 3",
+)
+def test_default_of_a_tensor_is_the_tensor():
+    x, fallback = pt.vector("x"), pt.vector("fallback")
+    compare_onnx_and_py(
+        [x, fallback],
+        [pytensor.tensor.basic.Default()(x, fallback) * 2],
+        [np.arange(3.0), np.ones(3)],
+    )

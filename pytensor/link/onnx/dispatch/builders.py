@@ -67,6 +67,8 @@ def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
     def convert(node, inputs):
         try:
             for out in node.outputs:
+                if isinstance(out.type, INDEX_VALUE_TYPES):
+                    continue  # a slice or None that indexing Ops read
                 if reason := unsupported_type_reason(out, random_generators=True):
                     raise NotImplementedError(reason)
             if failure := random_generator_failure(node):

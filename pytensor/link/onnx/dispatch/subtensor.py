@@ -110,6 +110,11 @@ def unwrap_graph_index(entry):
                 for value in (data.start, data.stop, data.step)
             )
         )
+    if entry.var.owner is None:
+        raise NotImplementedError(
+            f"the slice {entry.var} is an input of the function: mode ONNX takes "
+            "arrays; pass the slice's bounds as scalars and index with them"
+        )
     names = entry.name
     return slice(
         *(

@@ -1,4 +1,5 @@
 import numpy as np
+import pytensor.tensor.basic as ptb
 from pytensor.graph.basic import Constant
 from pytensor.tensor.basic import (
     Alloc,
@@ -113,6 +114,15 @@ def onnx_funcify_AllocEmpty(op, node, builder, inputs, **kwargs):
 def onnx_funcify_MakeVector(op, node, builder, inputs, **kwargs):
     dtype = node.outputs[0].type.dtype
     return [stack_scalars(builder, inputs, node.inputs, dtype, "vector")]
+
+
+# PyTensor < 3: x, or the default where x is None, which a tensor never is
+if (Default := getattr(ptb, "Default", None)) is not None:
+
+    @onnx_funcify.register(Default)
+    def onnx_funcify_Default(op, node, builder, inputs, **kwargs):
+        x_var, _ = node.inputs
+        return [builder.cast(inputs[0], x_var.type.dtype, node.outputs[0].type.dtype)]
 
 
 @onnx_funcify.register(ScalarFromTensor)
