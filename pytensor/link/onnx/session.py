@@ -145,15 +145,16 @@ class ONNXFunction:
         return ONNXRuntimeFailure.of(err, self.sources)
 
     def run_checks(self, feed, checks):
-        """The values of ``checks`` on ``feed``; a check that cannot run (it
-        needs a value whose computation failed) counts as passed."""
+        """The values of ``checks`` on ``feed``, all at once or, where one
+        cannot run (it needs a value whose computation failed, and counts as
+        passed), one after another as they are read."""
         names = [name for name, _ in checks]
         try:
             if self.checks_only is None:
                 self.checks_only = self.checks_session(names)
             return self.checks_only.run(None, feed, self.run_options)
         except Exception:
-            return [self.check_passes(name, feed) for name in names]
+            return (self.check_passes(name, feed) for name in names)
 
     def check_passes(self, check_name, feed) -> bool:
         try:

@@ -169,7 +169,7 @@ def onnx_funcify_Join(op, node, builder, inputs, value_names=None, **kwargs):
     axis = builder.value(inputs[0], axis_var.type.dtype).cast("int64")
     [joined] = along_axis(axis, ndim, lambda k: [join_along(k)])
     require_joinable_along(
-        builder, [builder.value(p, dtype) for p in parts], axis % ndim, ndim
+        builder, [builder.value(p, dtype) for p in parts], axis, ndim
     )
     return [joined.name]
 
@@ -177,11 +177,11 @@ def onnx_funcify_Join(op, node, builder, inputs, value_names=None, **kwargs):
 def require_joinable_along(builder, parts: list[Value], axis: Value, ndim: int):
     """Raise NumPy's ``ValueError`` at run time unless ``parts`` have the same
     lengths along every axis but ``axis`` (given at run time, in
-    ``range(ndim)``)."""
+    ``range(-ndim, ndim)``)."""
     if len(parts) < 2 or not builder.keep_checks:
         return
     first = parts[0].shape()
-    join_axis = first.indices(list(range(ndim))).eq(axis)
+    join_axis = first.indices(list(range(ndim))).eq(axis % ndim)
     matches = [part.shape().eq(first) | join_axis for part in parts[1:]]
     require_all(builder, matches, len(matches) * ndim, JOIN_MISMATCH)
 
