@@ -182,17 +182,17 @@ class ONNXGraphBuilder:
         condition is false (``MatMul`` of unaligned shapes, ``Split`` into
         invalid lengths): the condition is then computed only after a failed
         run, to raise PyTensor's exception, and costs nothing to the runs
-        that succeed (in a nested graph it is an ordinary check).
+        that succeed. A nested graph (a ``Loop`` body, an ``If`` branch)
+        leaves such a check to onnxruntime: as an ordinary check it would
+        cost every iteration.
         """
-        if not self.keep_checks:
+        if not self.keep_checks or (after_failure and self.nested):
             return
         if not isinstance(condition, Value):
             condition = self.value(condition, "bool")
         holds = condition if is_scalar else condition.all()
         check = (holds.name, CheckAndRaise(exc_type, message))
-        checks = (
-            self.failure_checks if after_failure and not self.nested else self.checks
-        )
+        checks = self.failure_checks if after_failure else self.checks
         if check not in checks:
             checks.append(check)
 

@@ -17,12 +17,14 @@ from pytensor.scan.utils import until
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
+from pytensor.link.onnx.dispatch import onnx_funcify
 from tests.link.onnx.utils import (
     MIN_P_VALUE,
     assert_same_values,
     compare_onnx_and_py,
     no_rewrites,
     onnx_mode,
+    onnx_model_of,
     py_mode,
     random_variable,
 )
@@ -685,3 +687,22 @@ def test_a_scan_without_steps_returns_empty_nit_sot_outputs():
         last(0.0, np.zeros(20), 0)
     steps = pytensor.function([x0, seq, n_steps], zs.shape[0], mode="ONNX")
     assert steps(0.0, np.zeros(20), 0) == 0
+
+
+def test_checks_onnxruntime_makes_itself_cost_no_loop_output():
+    # the reshape's and dot's checks would be carried out of every iteration
+    x, w = pt.matrix("x"), pt.matrix("w")
+
+    def step(row, total):
+        return total + (row.reshape((2, -1)) @ w).sum()
+
+    totals = scan(step, sequences=[x], outputs_info=[pt.constant(0.0, dtype="float64")])
+    fn = pytensor.function([x, w], totals[-1], mode="ONNX")
+    unchecked = onnx_funcify(fn.maker.fgraph, keep_checks=False).model
+
+    def loop_outputs(model):
+        [loop] = [n for n in model.graph.node if n.op_type == "Loop"]
+        return len(loop.output)
+
+    assert loop_outputs(onnx_model_of(fn)) == loop_outputs(unchecked)
+    np.testing.assert_allclose(fn(np.ones((3, 4)), np.ones((2, 2))), 24.0)
