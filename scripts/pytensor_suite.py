@@ -199,38 +199,23 @@ def run_pytest(release, mode, args, outcomes_file=None):
 
 def outcomes(release, mode, test_ids) -> dict[str, str]:
     """Run ``test_ids`` under ``mode``; each test id's outcome: passed, failed
-    or skipped (xfails included). A test that kills the Python process (a
-    crash of a compiled library) has failed, and the run goes on after it."""
-    results, remaining = {}, list(test_ids)
-    while remaining:
-        killed = run_outcomes(release, mode, remaining, results)
-        unreported = [test_id for test_id in remaining if test_id not in results]
-        if not killed or not unreported:
-            break
-        print(f"{unreported[0]} killed pytest ({mode})", file=sys.stderr)
-        results[unreported[0]] = "failed"
-        remaining = unreported[1:]
-    return results
-
-
-def run_outcomes(release, mode, test_ids, results) -> bool:
-    """Add the outcomes of ``test_ids`` run under ``mode`` to ``results``;
-    whether a signal killed pytest before it ended."""
+    or skipped (xfails included)."""
     with tempfile.TemporaryDirectory() as folder:
         selection = Path(folder) / "tests.txt"
         selection.write_text("\n".join(test_ids))
         report = Path(folder) / "outcomes.tsv"
-        finished = run_pytest(
+        run_pytest(
             release,
             mode,
             ["-p", "pytensor_suite", f"@{selection}", "-q"],
             outcomes_file=report,
         )
+        results = {}
         for line in report.read_text().splitlines() if report.exists() else []:
             outcome, test_id = line.split("\t")
             if results.get(test_id) != "failed":
                 results[test_id] = outcome
-        return finished.returncode < 0
+        return results
 
 
 def pytest_runtest_logreport(report):
