@@ -14,6 +14,7 @@ from pytensor.tensor.subtensor import AdvancedIncSubtensor1
 import pytensor
 from pytensor.link.onnx import ONNXLinker
 from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.dispatch.variables import ONNXConversionError
 from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites, py_mode
 
 
@@ -603,3 +604,15 @@ EMPTY_INDICES = {
 def test_zero_size_updates(shape, index, update, static_shape):
     x = pt.tensor("x", shape=shape if static_shape else (None,) * 3)
     compare_onnx_and_py([x], update(index(x), 2.5), [np.zeros(shape)])
+
+
+def test_a_slice_given_as_an_input_is_refused_clearly():
+    from pytensor.tensor.type_other import slicetype
+
+    x, bounds = pt.matrix("x"), slicetype()
+    try:
+        rows = x[bounds]
+    except TypeError:
+        pytest.skip("PyTensor 3 does not index with slice variables")
+    with pytest.raises(ONNXConversionError, match="cannot take the input"):
+        pytensor.function([x, bounds], rows, mode="ONNX")
