@@ -1,8 +1,10 @@
 """The digamma and trigamma functions, SciPy's ``psi`` and ``polygamma(1, x)``.
 
 ``psi`` is Cephes' for ``x > 0`` but for Boost's rational approximation on
-``[1, 2]`` around its positive root, with the reflection formula below 0 and
-a Taylor series around its root in ``(-1, 0)``; ``trigamma`` is the Hurwitz
+``[1, 2]`` around its positive root and its asymptotic series from 6 (SciPy:
+10, with four terms fewer), with the reflection formula below 0 and a Taylor
+series around its root in ``(-1, 0)``, which run only for arguments that
+need them (`~pytensor.link.onnx.value.where_rare`); ``trigamma`` is the Hurwitz
 zeta function ``zeta(2, x)``: the ten terms of its sum from ``x``, then its
 asymptotic expansion at ``x + 10`` (no masks: 96 nodes, was 175). Below 0,
 ``sin(pi x)`` is `trigonometric.sin_pi` of the distance to the nearest
@@ -14,7 +16,7 @@ Their largest relative error against SciPy over dense grids, as
 =========  =======  ======================================================
 function   float64  notes
 =========  =======  ======================================================
-psi        3.9e-16  for ``x > 0``; 2.4e-15 for ``x < 0`` and an absolute
+psi        7.8e-16  for ``x > 0``; 2.4e-15 for ``x < 0`` and an absolute
                     3.6e-15 next to the zeros below -1, which SciPy does
                     not resolve either
 tri_gamma  1.1e-15
@@ -24,22 +26,25 @@ tri_gamma  1.1e-15
 """
 
 import numpy as np
+from scipy.special import bernoulli
 
 from pytensor.link.onnx.numerics.constants import PI
 from pytensor.link.onnx.numerics.series import power_series, rationals
 from pytensor.link.onnx.numerics.trigonometric import sin_pi, tan
-from pytensor.link.onnx.value import Value, maximum, polevl, where
+from pytensor.link.onnx.value import (
+    Value,
+    maximum,
+    polevl,
+    where,
+    where_lazily,
+    where_rare,
+)
 
 
-PSI_ASYMPTOTIC = [
-    8.33333333333333333333e-2,
-    -2.10927960927960927961e-2,
-    7.57575757575757575758e-3,
-    -4.16666666666666666667e-3,
-    3.96825396825396825397e-3,
-    -8.33333333333333333333e-3,
-    8.33333333333333333333e-2,
-]
+# The asymptotic series of psi from PSI_ASYMPTOTIC_FROM: B_2k / (2k) for
+# k = 11, ..., 1, in powers of 1 / x**2 (Cephes: seven terms from 10)
+PSI_ASYMPTOTIC_FROM = 6.0
+PSI_ASYMPTOTIC = [bernoulli(22)[2 * k] / (2 * k) for k in range(11, 0, -1)]
 # Boost's rational approximation of digamma on [1, 2] around its root
 # 1.4616321449683623... = ROOT_1 + ROOT_2 + ROOT_3
 PSI_ROOT = (
@@ -106,18 +111,19 @@ def psi_one_two(x: Value) -> Value:
 
 
 def psi_positive(x: Value) -> Value:
-    """SciPy's digamma of ``x >= 1``: steps down to ``(1, 2]`` from ``x <= 10``."""
-    small = x <= 10.0
+    """SciPy's digamma of ``x >= 1``: steps down to ``(1, 2]`` from ``x <=
+    PSI_ASYMPTOTIC_FROM`` (SciPy: 10), the asymptotic series above."""
+    small = x <= PSI_ASYMPTOTIC_FROM
     s = where(small, x, 1.0)
     steps = 0.0
-    for k in range(1, 9):
+    for k in range(1, int(PSI_ASYMPTOTIC_FROM) - 1):
         # Cephes' step k, taken while s - k > 1: five nodes (Cephes' six)
         shifted = s - float(k)
         steps = where(shifted > 1.0, 1.0 / shifted, 0.0) + steps
     near = steps + psi_one_two(s - maximum(s.ceil() - 2.0, 0.0))
     z = 1.0 / (x * x)
     asymptotic = x.log() - 0.5 / x - z * polevl(z, PSI_ASYMPTOTIC)
-    return where(small, near, asymptotic)
+    return where_lazily(small, near, asymptotic)
 
 
 def psi_near_negative_root(x: Value) -> Value:
@@ -131,18 +137,18 @@ def psi(x: Value) -> Value:
     # tan of the rounded PI * fraction, as SciPy: its error near the poles
     # (2e-14) is in the reference values
     fraction = x - x.ceil()
-    reflection = where(negative, -PI / tan(PI * fraction), 0.0)
+    reflection = where_rare(negative, -PI / tan(PI * fraction), 0.0)
     y = where(negative, 1.0 - x, x)
     below_one = y < 1.0
     result = where(below_one, -1.0 / y, 0.0) + reflection
     result = result + psi_positive(where(below_one, y + 1.0, y))
     near_root = abs(x - PSI_NEGATIVE_ROOT[0]) < 0.3
-    result = where(near_root, psi_near_negative_root(x), result)
+    result = where_rare(near_root, psi_near_negative_root(x), result)
     return where(negative & fraction.eq(0.0), np.nan, result)
 
 
 # Cephes' steps of psi down to (1, 2], along a new axis
-STEPS = np.arange(1.0, 9.0)
+STEPS = np.arange(1.0, PSI_ASYMPTOTIC_FROM - 1.0)
 
 
 def psi_asymptotic(x: Value) -> Value:
@@ -150,8 +156,8 @@ def psi_asymptotic(x: Value) -> Value:
     return x.log() - 0.5 / x - z * power_series(z, PSI_ASYMPTOTIC[::-1])
 
 
-def psi_up_to_ten(y: Value) -> Value:
-    """``psi(y)`` for ``0 <= y <= 10``: the steps to ``(1, 2]`` summed along a new axis."""
+def psi_near(y: Value) -> Value:
+    """``psi(y)`` for ``0 <= y <= PSI_ASYMPTOTIC_FROM``: the steps to ``(1, 2]`` summed along a new axis."""
     below_one = y < 1.0
     s = where(below_one, y + 1.0, y)
     shifts = maximum(s.ceil() - 2.0, 0.0)
@@ -172,7 +178,7 @@ def psi_small(x: Value, choose=where) -> Value:
     `~pytensor.link.onnx.value.branch` for one value)."""
     negative = x < 0.0
     y = where(negative, 1.0 - x, x)
-    positive = choose(y <= 10.0, psi_up_to_ten(y), psi_asymptotic(y))
+    positive = choose(y <= PSI_ASYMPTOTIC_FROM, psi_near(y), psi_asymptotic(y))
     fraction = x - x.ceil()
     reflected = positive - PI / tan(PI * fraction)
     t = (x - PSI_NEGATIVE_ROOT[0]) - PSI_NEGATIVE_ROOT[1]

@@ -32,7 +32,7 @@ import numpy as np
 from pytensor.link.onnx.numerics.constants import MAXLOG, SQRT1_2
 from pytensor.link.onnx.numerics.elementary import odd
 from pytensor.link.onnx.numerics.series import power_series, rationals
-from pytensor.link.onnx.value import Value, polevl, where
+from pytensor.link.onnx.value import Value, polevl, where, where_lazily, where_rare
 
 
 ERF_T = [
@@ -116,23 +116,26 @@ def erfc_tail(a: Value) -> Value:
     """Cephes ``erfc`` for ``a >= 1`` (or NaN), 0 where ``a**2 > MAXLOG``."""
     underflow = a * a > MAXLOG
     s = where(underflow, 1.0, a)
-    near = s < 8.0
-    numerator = where(near, polevl(s, ERFC_P), polevl(s, ERFC_R))
-    denominator = where(near, polevl(s, ERFC_Q), polevl(s, ERFC_S))
-    return where(underflow, 0.0, exp_minus_square(s) * numerator / denominator)
+    ratio = where_rare(
+        s >= 8.0,
+        polevl(s, ERFC_R) / polevl(s, ERFC_S),
+        polevl(s, ERFC_P) / polevl(s, ERFC_Q),
+    )
+    return where(underflow, 0.0, exp_minus_square(s) * ratio)
 
 
 def erf(x: Value) -> Value:
     """The error function."""
     a = abs(x)
-    return odd(x, where(a <= 1.0, erf_central(a), 1.0 - erfc_tail(a)))
+    return odd(x, where_lazily(a <= 1.0, erf_central(a), 1.0 - erfc_tail(a)))
 
 
 def erfc(x: Value) -> Value:
     """``1 - erf(x)``, accurate where it is small."""
     a = abs(x)
     tail = erfc_tail(a)
-    return where(a < 1.0, 1.0 - erf_central(x), where(x < 0.0, 2.0 - tail, tail))
+    tail = where(x < 0.0, 2.0 - tail, tail)
+    return where_lazily(a < 1.0, 1.0 - erf_central(x), tail)
 
 
 def exp_square_doubled(a: Value) -> Value:
@@ -153,14 +156,14 @@ ERFCX_ASYMPTOTIC = [10395.0, -945.0, 105.0, -15.0, 3.0, -1.0, 1.0]
 
 def erfcx_nonnegative(a: Value) -> Value:
     central = (a * a).exp() * (1.0 - erf_central(a))
-    rational = where(
-        a < 8.0,
-        polevl(a, ERFC_P) / polevl(a, ERFC_Q),
+    rational = where_rare(
+        a >= 8.0,
         polevl(a, ERFC_R) / polevl(a, ERFC_S),
+        polevl(a, ERFC_P) / polevl(a, ERFC_Q),
     )
     asymptotic = INV_SQRT_PI / a * polevl(0.5 / (a * a), ERFCX_ASYMPTOTIC)
-    result = where(a < ERFCX_ASYMPTOTIC_FROM, rational, asymptotic)
-    return where(a < 1.0, central, result)
+    result = where_rare(a >= ERFCX_ASYMPTOTIC_FROM, asymptotic, rational)
+    return where_lazily(a < 1.0, central, result)
 
 
 def erfcx(x: Value) -> Value:
@@ -168,7 +171,7 @@ def erfcx(x: Value) -> Value:
     overflows from -26.63 on."""
     positive = erfcx_nonnegative(abs(x))
     negative = where(x < -27.0, np.inf, exp_square_doubled(x) - positive)
-    return where(x < 0.0, negative, positive)
+    return where_rare(x < 0.0, negative, positive)
 
 
 def erf_central_small(x: Value) -> Value:
