@@ -146,7 +146,10 @@ def nodes_run(fn, *inputs) -> int:
         )
         session.run(
             None,
-            {info.name: value for info, value in zip(session.get_inputs(), inputs)},
+            {
+                info.name: value
+                for info, value in zip(session.get_inputs(), inputs, strict=True)
+            },
         )
         with open(session.end_profiling()) as profile:
             events = json.load(profile)

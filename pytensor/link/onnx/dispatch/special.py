@@ -15,8 +15,8 @@ float32 loops do (float32 results equal SciPy's but for erfinv and log1mexp,
 
 Outputs of at most `SMALL_SIZE` elements, known statically, get the small
 variants of gammaln, psi, tri_gamma, erf, erfc and erfcx: fewer nodes, each
-method in an ``If`` branch for one value (docs: "Special functions of few
-values").
+method in an ``If`` branch for one value (docs: "Special functions of many
+and of few values").
 """
 
 import math

@@ -121,9 +121,7 @@ def psi_positive(x: Value) -> Value:
         shifted = s - float(k)
         steps = where(shifted > 1.0, 1.0 / shifted, 0.0) + steps
     near = steps + psi_one_two(s - maximum(s.ceil() - 2.0, 0.0))
-    z = 1.0 / (x * x)
-    asymptotic = x.log() - 0.5 / x - z * polevl(z, PSI_ASYMPTOTIC)
-    return where_lazily(small, near, asymptotic)
+    return where_lazily(small, near, psi_asymptotic(x))
 
 
 def psi_near_negative_root(x: Value) -> Value:
@@ -151,13 +149,20 @@ def psi(x: Value) -> Value:
 STEPS = np.arange(1.0, PSI_ASYMPTOTIC_FROM - 1.0)
 
 
-def psi_asymptotic(x: Value) -> Value:
+def psi_asymptotic(x: Value, few_values: bool = False) -> Value:
+    """``psi(x)`` for ``x > PSI_ASYMPTOTIC_FROM``, its polynomial by Horner's
+    rule, or for few values by one ``MatMul``."""
     z = 1.0 / (x * x)
-    return x.log() - 0.5 / x - z * power_series(z, PSI_ASYMPTOTIC[::-1])
+    if few_values:
+        series = power_series(z, PSI_ASYMPTOTIC[::-1])
+    else:
+        series = polevl(z, PSI_ASYMPTOTIC)
+    return x.log() - 0.5 / x - z * series
 
 
 def psi_near(y: Value) -> Value:
-    """``psi(y)`` for ``0 <= y <= PSI_ASYMPTOTIC_FROM``: the steps to ``(1, 2]`` summed along a new axis."""
+    """``psi(y)`` for ``0 <= y <= PSI_ASYMPTOTIC_FROM``: the steps to ``(1, 2]``
+    summed along a new axis."""
     below_one = y < 1.0
     s = where(below_one, y + 1.0, y)
     shifts = maximum(s.ceil() - 2.0, 0.0)
@@ -178,7 +183,9 @@ def psi_small(x: Value, choose=where) -> Value:
     `~pytensor.link.onnx.value.branch` for one value)."""
     negative = x < 0.0
     y = where(negative, 1.0 - x, x)
-    positive = choose(y <= PSI_ASYMPTOTIC_FROM, psi_near(y), psi_asymptotic(y))
+    positive = choose(
+        y <= PSI_ASYMPTOTIC_FROM, psi_near(y), psi_asymptotic(y, few_values=True)
+    )
     fraction = x - x.ceil()
     reflected = positive - PI / tan(PI * fraction)
     t = (x - PSI_NEGATIVE_ROOT[0]) - PSI_NEGATIVE_ROOT[1]
