@@ -91,6 +91,8 @@ LGAM_C = [
 # Stirling's series of log Γ(x) from STIRLING_FROM: B_2k / (2k (2k - 1)) for
 # k = 10, ..., 1, in powers of 1 / x**2 (Cephes: five terms from 13)
 STIRLING_FROM = 6.0
+# Cephes' steps to [2, 3) from [-1, STIRLING_FROM)
+NEAR_STEPS = 3
 BERNOULLI = bernoulli(20)
 LGAM_STIRLING = [BERNOULLI[2 * k] / (2 * k * (2 * k - 1)) for k in range(10, 0, -1)]
 
@@ -119,7 +121,7 @@ def gammaln(x: Value) -> Value:
     then Stirling's series; the reflection formula below -1."""
     reflect = x < -1.0
     y = where(reflect, -x, x)
-    product, down, r = shift_to_two_three(y, 3)
+    product, down, r = shift_to_two_three(y, NEAR_STEPS)
     t = r - 2.0
     # 1 / product overflows to inf for subnormal y, as Cephes' z /= x does
     near = abs(where(down, product, 1.0 / product)).log() + t * polevl(
@@ -136,7 +138,7 @@ def gammaln(x: Value) -> Value:
 
 
 # Cephes' shifts to [2, 3) of gammaln below STIRLING_FROM, along a new axis
-SHIFTS = np.arange(3, dtype="float64")
+SHIFTS = np.arange(NEAR_STEPS, dtype="float64")
 
 
 def lgam_near(y: Value) -> Value:
