@@ -8,11 +8,9 @@ Each case also carries ``direct``, the same computation with SciPy/NumPy
 called directly, which the runner times side by side with the backends.
 """
 
-import json
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytensor.tensor as pt
@@ -20,6 +18,7 @@ import scipy.linalg
 from workloads import Case, Workload, rng
 
 import pytensor
+from pytensor.link.onnx.passes.graphs import count_nodes, nodes_run
 
 
 @dataclass
@@ -152,27 +151,6 @@ OPERATIONS = {
 }
 
 
-def nodes_run(model, args):
-    """How many nodes onnxruntime runs in one call (those of ``If`` branches
-    and ``Loop`` iterations included, the ``If`` and ``Loop`` nodes not)."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.enable_profiling, options.intra_op_num_threads = True, 1
-    session = ort.InferenceSession(model.SerializeToString(), options)
-    names = [info.name for info in session.get_inputs()]
-    session.run(None, dict(zip(names, args, strict=True)))
-    trace = Path(session.end_profiling())
-    events = json.loads(trace.read_text())
-    trace.unlink()
-    return sum(
-        event.get("cat") == "Node"
-        and event["name"].endswith("_kernel_time")
-        and event["args"].get("op_name") not in ("If", "Loop")
-        for event in events
-    )
-
-
 def cpu_seconds(call, repeats=5, target=0.05):
     """The least CPU time per call over ``repeats`` runs of at least
     ``target`` seconds each (CPU time: other processes count less)."""
@@ -219,14 +197,6 @@ def size_table(sizes_, threads=1):
                     f"{direct_s * 1e6:9.1f} {onnx_s / direct_s:6.1f}",
                     flush=True,
                 )
-
-
-def count_nodes(graph):
-    """The nodes of ``graph`` and of its subgraphs."""
-    return sum(
-        1 + sum(count_nodes(a.g) for a in node.attribute if a.HasField("g"))
-        for node in graph.node
-    )
 
 
 if __name__ == "__main__":

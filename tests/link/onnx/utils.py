@@ -5,9 +5,6 @@ Python linker and compares the results: dtypes, shapes and values.
 """
 
 import itertools
-import json
-import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -129,36 +126,6 @@ def compare_onnx_and_py(
 
 def onnx_model_of(fn):
     return fn.maker.linker.onnx_model
-
-
-def nodes_run(fn, *inputs) -> int:
-    """How many nodes onnxruntime runs to compute ``fn(*inputs)``: those of
-    the ``If`` branches taken counted, the ``If`` nodes themselves not (from
-    onnxruntime's profile of one run)."""
-    options = ort.SessionOptions()
-    options.enable_profiling = True
-    with tempfile.TemporaryDirectory() as directory:
-        options.profile_file_prefix = os.path.join(directory, "profile")
-        session = ort.InferenceSession(
-            onnx_model_of(fn).SerializeToString(),
-            options,
-            providers=["CPUExecutionProvider"],
-        )
-        session.run(
-            None,
-            {
-                info.name: value
-                for info, value in zip(session.get_inputs(), inputs, strict=True)
-            },
-        )
-        with open(session.end_profiling()) as profile:
-            events = json.load(profile)
-    return sum(
-        event.get("cat") == "Node"
-        and event["name"].endswith("_kernel_time")
-        and event["args"]["op_name"] != "If"
-        for event in events
-    )
 
 
 def compare_converted_graph(fn, test_inputs):

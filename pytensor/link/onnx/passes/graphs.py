@@ -1,5 +1,9 @@
-"""Reading and editing ONNX graphs: which values nodes read, renaming, copying."""
+"""Reading and editing ONNX graphs: which values nodes read, renaming, copying;
+how many nodes they hold and run."""
 
+import json
+import os
+import tempfile
 from collections import Counter
 
 import onnx
@@ -74,6 +78,31 @@ def count_nodes(graph: onnx.GraphProto) -> int:
             subgraphs = [attribute.g] if attribute.HasField("g") else []
             total += sum(count_nodes(g) for g in (*subgraphs, *attribute.graphs))
     return total
+
+
+def nodes_run(model: onnx.ModelProto, inputs) -> int:
+    """How many nodes onnxruntime runs to compute ``model`` on ``inputs`` once
+    (from its profile): those of the ``If`` branches taken and of every
+    ``Loop`` iteration, the ``If`` and ``Loop`` nodes themselves not."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.enable_profiling, options.intra_op_num_threads = True, 1
+    with tempfile.TemporaryDirectory() as directory:
+        options.profile_file_prefix = os.path.join(directory, "profile")
+        session = ort.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        names = [info.name for info in session.get_inputs()]
+        session.run(None, dict(zip(names, inputs, strict=True)))
+        with open(session.end_profiling()) as profile:
+            events = json.load(profile)
+    return sum(
+        event.get("cat") == "Node"
+        and event["name"].endswith("_kernel_time")
+        and event["args"].get("op_name") not in ("If", "Loop")
+        for event in events
+    )
 
 
 def remove_unread(graph: onnx.GraphProto):
