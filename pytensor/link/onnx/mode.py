@@ -8,7 +8,12 @@ from pytensor.compile.mode import (
 )
 
 from pytensor.link.onnx.linker import ONNXLinker
-from pytensor.link.onnx.rewrites import DEFAULT_QUERY, ONNX_TAG, BatchScalarCalls
+from pytensor.link.onnx.rewrites import (
+    DEFAULT_QUERY,
+    ONNX_TAG,
+    BatchScalarCalls,
+    local_switch_uniform_constants,
+)
 
 
 ONNX = Mode(ONNXLinker(), DEFAULT_QUERY)
@@ -32,6 +37,11 @@ def register_onnx_mode():
         register_linker("onnx", ONNXLinker())
     if "ONNX" not in predefined_modes:
         register_mode("ONNX", ONNX)
+    specialize = optdb["specialize"]
+    if "local_switch_uniform_constants" not in specialize:
+        specialize.register(
+            "local_switch_uniform_constants", local_switch_uniform_constants, ONNX_TAG
+        )
     if "batch_scalar_calls" not in optdb:
         # After the specializing rewrites, before PyTensor's last merge
         optdb.register(

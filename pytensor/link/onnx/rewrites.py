@@ -3,8 +3,8 @@
 `ONNXLinker` declares the first two (PyTensor's ``Mode`` applies a linker's
 ``required_rewrites`` and ``incompatible_rewrites`` to any optimizer it is
 given); the ``Scan`` converter applies the same ones to inner graphs. The
-rewrites tagged `ONNX_TAG` (`BatchScalarCalls`) run in ``mode="ONNX"`` and in
-inner graphs.
+rewrites tagged `ONNX_TAG` (`BatchScalarCalls`,
+`local_switch_uniform_constants`) run in ``mode="ONNX"`` and in inner graphs.
 """
 
 import functools
@@ -15,9 +15,10 @@ import numpy as np
 from pytensor.compile.mode import optdb
 from pytensor.graph.basic import Constant
 from pytensor.graph.features import ReplaceValidate
-from pytensor.graph.rewriting.basic import GraphRewriter
+from pytensor.graph.rewriting.basic import GraphRewriter, node_rewriter
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
-from pytensor.tensor.basic import concatenate, constant, split
+from pytensor.scalar import Switch
+from pytensor.tensor.basic import concatenate, constant, split, switch
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.extra_ops import broadcast_to
 from pytensor.tensor.type import TensorType
@@ -280,3 +281,63 @@ def back_to_shape(piece, out, shape):
     if out.type.ndim == 0 and piece.type.shape == (1,):
         return piece.dimshuffle(())
     return piece.reshape(shape)
+
+
+@node_rewriter([Elemwise])
+def local_switch_uniform_constants(fgraph, node):
+    """``switch(mask, a, b)`` with a constant ``mask``: a constant that ``a``
+    (or ``b``) computes with element by element, and whose elements are all
+    equal where ``mask`` takes ``a`` (``b``), becomes that one value.
+
+    PyMC's censored log-densities are ``switch(observed == lower, logcdf(observed),
+    ...)`` on observed data: the log-CDF, its gradient and the special
+    functions in them are then computed once instead of for every observation.
+    Equal means equal bits (``0.0`` and ``-0.0`` differ); only the elements
+    the branch is taken for are compared, so the result is the same.
+    """
+    if not isinstance(node.op.scalar_op, Switch):
+        return None
+    mask, if_true, if_false = node.inputs
+    if not isinstance(mask, Constant) or mask.type.ndim == 0:
+        return None
+    takes_true = np.asarray(mask.data).astype(bool)
+    if takes_true.all() or not takes_true.any():
+        return None
+    new_true = with_uniform_constants(if_true, takes_true, {})
+    new_false = with_uniform_constants(if_false, ~takes_true, {})
+    if new_true is if_true and new_false is if_false:
+        return None
+    return [switch(mask, new_true, new_false)]
+
+
+def with_uniform_constants(var, taken, rebuilt):
+    """``var`` with the constants of its elementwise graph that have the shape
+    of ``taken`` and one value where it is true replaced by that value.
+
+    ``rebuilt`` maps the ``Elemwise`` nodes already rebuilt to their copies.
+    """
+    if isinstance(var, Constant):
+        uniform = uniform_constant(var, taken)
+        return var if uniform is None else uniform
+    node = var.owner
+    if node is None or not isinstance(node.op, Elemwise):
+        return var
+    if node not in rebuilt:
+        inputs = [with_uniform_constants(inp, taken, rebuilt) for inp in node.inputs]
+        same = all(new is old for new, old in zip(inputs, node.inputs, strict=True))
+        rebuilt[node] = node if same else node.op.make_node(*inputs)
+    return rebuilt[node].outputs[node.outputs.index(var)]
+
+
+def uniform_constant(var, taken):
+    """The one value of the constant ``var`` where ``taken`` is true, as a
+    constant of ``var``'s dtype with one element on each axis; None when
+    ``var`` does not have the shape of ``taken`` or its values there differ."""
+    values = np.asarray(var.data)
+    if values.shape != taken.shape:
+        return None
+    chosen = np.ascontiguousarray(values[taken])
+    as_bytes = chosen.view(np.uint8).reshape(chosen.size, -1)
+    if not (as_bytes == as_bytes[0]).all():
+        return None
+    return constant(chosen[:1].reshape((1,) * values.ndim), dtype=var.dtype)

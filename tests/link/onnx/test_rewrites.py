@@ -2,6 +2,8 @@ import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pytensor.compile.mode import get_mode
 from pytensor.tensor.elemwise import Elemwise
 
@@ -206,3 +208,78 @@ def test_calls_on_different_constants(shape):
     values = [np.array([0.5, 1.0, 2.0, 7.0]), np.array([0.1, 0.2, 4.0, 9.0])]
     fn, _ = compare_onnx_and_py([x, y], outputs, values)
     assert calls_of(fn, ps.GammaIncC) == 1
+
+
+def censored_normal_logp():
+    # PyMC's Censored: the log-CDFs are taken at the observed values and used
+    # only where those equal the bounds
+    mu, sigma = pt.dscalars("mu", "sigma")
+    observed = np.clip(np.linspace(-2.0, 3.5, 40), -1.0, 2.5)
+    z = (observed - mu) / sigma
+    log_cdf = pt.log(0.5 * pt.erfc(-z / np.sqrt(2)))
+    log_sf = pt.log(0.5 * pt.erfc(z / np.sqrt(2)))
+    log_pdf = -0.5 * z**2 - pt.log(sigma)
+    logp = pt.switch(
+        pt.eq(observed, -1.0), log_cdf, pt.switch(pt.eq(observed, 2.5), log_sf, log_pdf)
+    ).sum()
+    return [mu, sigma], [logp, *pytensor.grad(logp, [mu, sigma])], [0.4, 1.3]
+
+
+def test_censored_log_cdfs_are_computed_once_per_bound():
+    inputs, outputs, values = censored_normal_logp()
+    fn, _ = compare_onnx_and_py(
+        inputs,
+        outputs,
+        [np.array(value) for value in values],
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-13),
+    )
+    erfc_values = [
+        np.prod(node.outputs[0].type.shape)
+        for node in fn.maker.fgraph.apply_nodes
+        if isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Erfc)
+    ]
+    assert 0 < sum(erfc_values) < 10
+
+
+def branch_of(name):
+    """``switch(mask, branch(c, y), y)`` over three elements, ``mask`` taking
+    the first two, for the constant ``c`` of the case ``name``."""
+    y = pt.dvector("y", shape=(3,))
+    mask = np.array([True, True, False])
+    c, branch = {
+        "signed zeros differ": ([0.0, -0.0, 1.0], lambda c: 1 / c + y),
+        "NaNs are one value": ([np.nan, np.nan, 2.0], lambda c: pt.exp(c) + y),
+        "also summed": ([2.0, 2.0, 5.0], lambda c: c * y + c.sum()),
+        "integers": ([3, 3, 7], lambda c: pt.gammaln(c + y)),
+        "first of two inputs": ([1.5, 1.5, 0.5], lambda c: pt.gammaincc(c, y)),
+    }[name]
+    c = pt.constant(np.array(c))
+    return [y], pt.switch(mask, branch(c), y)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "signed zeros differ",
+        "NaNs are one value",
+        "also summed",
+        "integers",
+        "first of two inputs",
+    ],
+)
+def test_switch_on_a_constant_mask_keeps_its_values(name):
+    inputs, output = branch_of(name)
+    compare_onnx_and_py(inputs, [output], [np.array([0.5, 2.0, 3.0])])
+
+
+@given(
+    mask=st.lists(st.booleans(), min_size=4, max_size=4),
+    constant=st.lists(
+        st.sampled_from([0.0, -0.0, 1.5, np.nan, np.inf]), min_size=4, max_size=4
+    ),
+)
+def test_switch_on_a_constant_mask_matches_python_for_any_constants(mask, constant):
+    y = pt.dvector("y", shape=(4,))
+    c = pt.constant(np.array(constant))
+    output = pt.switch(np.array(mask), pt.exp(-c) / (c + y), pt.log(c * y))
+    compare_onnx_and_py([y], [output], [np.array([0.5, -1.0, 2.0, 0.0])])
