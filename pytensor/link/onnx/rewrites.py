@@ -15,7 +15,11 @@ import numpy as np
 from pytensor.compile.mode import optdb
 from pytensor.graph.basic import Constant
 from pytensor.graph.features import ReplaceValidate
-from pytensor.graph.rewriting.basic import GraphRewriter, node_rewriter
+from pytensor.graph.rewriting.basic import (
+    GraphRewriter,
+    copy_stack_trace,
+    node_rewriter,
+)
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.scalar import Switch
 from pytensor.tensor.basic import concatenate, constant, split, switch
@@ -303,30 +307,52 @@ def local_switch_uniform_constants(fgraph, node):
     takes_true = np.asarray(mask.data).astype(bool)
     if takes_true.all() or not takes_true.any():
         return None
-    new_true = with_uniform_constants(if_true, takes_true, {})
-    new_false = with_uniform_constants(if_false, ~takes_true, {})
+    new_true = with_uniform_constants(if_true, takes_true)
+    new_false = with_uniform_constants(if_false, ~takes_true)
     if new_true is if_true and new_false is if_false:
         return None
-    return [switch(mask, new_true, new_false)]
+    new_switch = switch(mask, new_true, new_false)
+    copy_stack_trace(node.outputs[0], new_switch)
+    return [new_switch]
 
 
-def with_uniform_constants(var, taken, rebuilt):
+def with_uniform_constants(var, taken):
     """``var`` with the constants of its elementwise graph that have the shape
-    of ``taken`` and one value where it is true replaced by that value.
-
-    ``rebuilt`` maps the ``Elemwise`` nodes already rebuilt to their copies.
-    """
+    of ``taken`` and one value where it is true replaced by that value."""
     if isinstance(var, Constant):
         uniform = uniform_constant(var, taken)
         return var if uniform is None else uniform
-    node = var.owner
-    if node is None or not isinstance(node.op, Elemwise):
-        return var
-    if node not in rebuilt:
-        inputs = [with_uniform_constants(inp, taken, rebuilt) for inp in node.inputs]
-        same = all(new is old for new, old in zip(inputs, node.inputs, strict=True))
-        rebuilt[node] = node if same else node.op.make_node(*inputs)
-    return rebuilt[node].outputs[node.outputs.index(var)]
+    new = {}
+    for node in elementwise_nodes(var):
+        for inp in node.inputs:
+            if isinstance(inp, Constant) and inp not in new:
+                uniform = uniform_constant(inp, taken)
+                if uniform is not None:
+                    new[inp] = uniform
+        inputs = [new.get(inp, inp) for inp in node.inputs]
+        if any(inp in new for inp in node.inputs):
+            new.update(
+                zip(node.outputs, node.op.make_node(*inputs).outputs, strict=True)
+            )
+    return new.get(var, var)
+
+
+def elementwise_nodes(var) -> list:
+    """The ``Elemwise`` nodes that compute ``var`` from the outputs of other
+    nodes through ``Elemwise`` nodes only, each after those it reads."""
+    order, seen = [], set()
+    stack = [(var.owner, False)]
+    while stack:
+        node, inputs_done = stack.pop()
+        if node is None or not isinstance(node.op, Elemwise):
+            continue
+        if inputs_done:
+            order.append(node)
+        elif node not in seen:
+            seen.add(node)
+            stack.append((node, True))
+            stack.extend((inp.owner, False) for inp in node.inputs)
+    return order
 
 
 def uniform_constant(var, taken):
