@@ -12,6 +12,7 @@ from pytensor.link.onnx.rewrites import (
     DEFAULT_QUERY,
     ONNX_TAG,
     BatchScalarCalls,
+    CallsOnDistinctData,
     local_switch_uniform_constants,
 )
 
@@ -41,6 +42,13 @@ def register_onnx_mode():
     if "local_switch_uniform_constants" not in specialize:
         specialize.register(
             "local_switch_uniform_constants", local_switch_uniform_constants, ONNX_TAG
+        )
+    if "calls_on_distinct_data" not in optdb:
+        optdb.register(
+            "calls_on_distinct_data",
+            CallsOnDistinctData(converted_size),
+            ONNX_TAG,
+            position=47.4,
         )
     if "batch_scalar_calls" not in optdb:
         # After the specializing rewrites, before PyTensor's last merge

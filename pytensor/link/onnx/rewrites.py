@@ -3,7 +3,7 @@
 `ONNXLinker` declares the first two (PyTensor's ``Mode`` applies a linker's
 ``required_rewrites`` and ``incompatible_rewrites`` to any optimizer it is
 given); the ``Scan`` converter applies the same ones to inner graphs. The
-rewrites tagged `ONNX_TAG` (`BatchScalarCalls`,
+rewrites tagged `ONNX_TAG` (`CallsOnDistinctData`, `BatchScalarCalls`,
 `local_switch_uniform_constants`) run in ``mode="ONNX"`` and in inner graphs.
 """
 
@@ -56,6 +56,173 @@ def onnx_rewrites(query: RewriteDatabaseQuery):
         "scan_save_mem_no_prealloc", ONNX_TAG, *REQUIRED_REWRITES
     ).excluding(*INCOMPATIBLE_REWRITES)
     return optdb.query(adapted)
+
+
+class CallsOnDistinctData(GraphRewriter):
+    """Compute a costly elementwise function of observed data once per
+    distinct value of the data.
+
+    PyMC's log-densities of count data call ``gammaln`` and, in their
+    gradients, ``psi`` on every observation (``gammaln(counts + alpha)`` in a
+    negative binomial, ``gammaln(counts + alpha[None])`` with a parameter per
+    category in a Dirichlet-multinomial), though counts take few distinct
+    values. The elementwise graph of such a call (the ``Elemwise`` nodes it
+    is computed by) reads constants of its output's shape, the data, and
+    values broadcast along some axes, the parameters. It is computed once per
+    distinct element: per distinct combination of the data's values
+    (compared by their bits) and of the positions along the parameters'
+    axes. One ``Gather`` reads the result back for every element, and each
+    element's value is the one computed before.
+
+    Applied to calls that convert to at least `COSTLY_CALL` nodes where at
+    most `MAX_DISTINCT_SHARE` of the elements are distinct and the elements
+    saved, times the nodes of the graph, outweigh the gathers (in the units
+    of `batching_cost`). It runs before `BatchScalarCalls`, so that the
+    smaller call can join a batch.
+
+    Parameters
+    ----------
+    converted_size
+        ``converted_size(elemwise_op, input_dtypes)``: the number of ONNX
+        nodes converting one call adds.
+    """
+
+    def __init__(self, converted_size):
+        self.converted_size = converted_size
+
+    def add_requirements(self, fgraph):
+        fgraph.attach_feature(ReplaceValidate())
+
+    def apply(self, fgraph):
+        for node in reversed(fgraph.toposort()):
+            if node not in fgraph.apply_nodes or not is_batchable_call(node):
+                continue
+            dtypes = tuple(inp.type.dtype for inp in node.inputs)
+            if self.converted_size(node.op, dtypes) < COSTLY_CALL:
+                continue
+            [out] = node.outputs
+            replacement = on_distinct_data(out, self.converted_size)
+            if replacement is not None:
+                fgraph.replace_all_validate(
+                    [(out, replacement)], reason="calls_on_distinct_data"
+                )
+
+
+# Only a special function is worth the Gather: the cheap elementwise graphs
+# of PyMC's bounds checks, computed on distinct data, made its models slower
+# (the cheap nodes that others read then run on all the data as well)
+COSTLY_CALL = 25
+# With more distinct elements, the Gather and the copies of the constants
+# cost about what the smaller call saves
+MAX_DISTINCT_SHARE = 0.25
+
+
+def is_one_value(var) -> bool:
+    return all(length == 1 for length in var.type.shape)
+
+
+def on_distinct_data(out, converted_size):
+    """``out`` computed on the distinct elements of the constants its
+    elementwise graph reads, or None where that is not possible or not worth
+    it (see `CallsOnDistinctData`)."""
+    shape = out.type.shape
+    if None in shape or out.type.ndim == 0:
+        return None
+    nodes = elementwise_nodes(
+        out, through=lambda node: not is_one_value(node.outputs[0])
+    )
+    outputs = {var for node in nodes for var in node.outputs}
+    leaves = list(
+        dict.fromkeys(
+            inp for node in nodes for inp in node.inputs if inp not in outputs
+        )
+    )
+    data = [
+        leaf
+        for leaf in leaves
+        if isinstance(leaf, Constant) and leaf.type.shape == shape
+    ]
+    broadcast = [
+        leaf for leaf in leaves if leaf not in set(data) and not is_one_value(leaf)
+    ]
+    if not data or not all(
+        length in (1, full)
+        for leaf in broadcast
+        for length, full in zip(leaf.type.shape, shape, strict=True)
+    ):
+        return None
+    size = int(np.prod(shape))
+    positions = np.indices(shape).reshape(len(shape), size)
+    varying = sorted(
+        {
+            axis
+            for leaf in broadcast
+            for axis, length in enumerate(leaf.type.shape)
+            if length != 1
+        }
+    )
+    columns = [np.asarray(leaf.data).reshape(size) for leaf in data]
+    columns += [positions[axis] for axis in varying]
+    _, first, where_from = distinct(columns)
+    nodes_per_element = sum(
+        converted_size(node.op, tuple(inp.type.dtype for inp in node.inputs))
+        for node in nodes
+    )
+    gathers = 1 + (out.type.ndim != 1)
+    gathers += 2 * sum(not isinstance(leaf, Constant) for leaf in broadcast)
+    saved = (size - len(first)) * nodes_per_element
+    if (
+        len(first) > size * MAX_DISTINCT_SHARE
+        or saved <= gathers * ELEMENTS_PER_NODE + size
+    ):
+        return None
+    new = {}
+    for leaf in leaves:
+        if not is_one_value(leaf):
+            at = np.ravel_multi_index(
+                tuple(
+                    positions[axis, first] if length != 1 else 0
+                    for axis, length in enumerate(leaf.type.shape)
+                ),
+                leaf.type.shape,
+            )
+            new[leaf] = gathered(leaf, at)
+        elif leaf.type.ndim != 1:
+            new[leaf] = leaf.reshape((1,))
+    for node in nodes:
+        if any(inp in new for inp in node.inputs):
+            inputs = [new.get(inp, inp) for inp in node.inputs]
+            new.update(
+                zip(node.outputs, node.op.make_node(*inputs).outputs, strict=True)
+            )
+    on_distinct = new[out][constant(where_from)]
+    return on_distinct if out.type.ndim == 1 else on_distinct.reshape(shape)
+
+
+def distinct(columns):
+    """The distinct rows of the table whose ``columns`` are equally long
+    arrays, compared by their bits, as ``numpy.unique`` returns them: the rows,
+    the index of each one's first occurrence and, for every row, the index of
+    its distinct row (int64)."""
+    table = np.hstack(
+        [
+            np.ascontiguousarray(column).view(np.uint8).reshape(len(column), -1)
+            for column in columns
+        ]
+    )
+    rows = np.ascontiguousarray(table).view(f"V{table.shape[1]}").ravel()
+    rows, first, where_from = np.unique(rows, return_index=True, return_inverse=True)
+    return rows, first, where_from.reshape(-1).astype("int64")
+
+
+def gathered(leaf, flat_positions):
+    """The elements of ``leaf`` at ``flat_positions`` (of its flattened
+    array), as a vector."""
+    if isinstance(leaf, Constant):
+        return constant(
+            np.asarray(leaf.data).reshape(-1)[flat_positions], dtype=leaf.dtype
+        )
+    return leaf.reshape((-1,))[constant(flat_positions.astype("int64"))]
 
 
 class BatchScalarCalls(GraphRewriter):
@@ -121,6 +288,8 @@ class BatchScalarCalls(GraphRewriter):
         for signature in sorted(sizes, key=sizes.get, reverse=True):
             for level in call_levels(fgraph, calls[signature]):
                 batch = smallest_calls(level)
+                if are_the_same_call(batch):
+                    continue
                 if (len(batch) - 1) * sizes[signature] > batching_cost(batch):
                     outputs = [node.outputs[0] for node in batch]
                     fgraph.replace_all_validate(
@@ -207,6 +376,13 @@ def is_shared_scalar(column) -> bool:
     return all(x is first or equal_constants(x, first) for x in column) and all(
         n == 1 for n in first.type.shape
     )
+
+
+def are_the_same_call(batch) -> bool:
+    """Whether every input is the same single value in all calls of ``batch``
+    (calls that PyTensor's merge has not yet made one)."""
+    columns = zip(*(node.inputs for node in batch), strict=True)
+    return all(is_shared_scalar(column) for column in columns)
 
 
 def equal_constants(x, y) -> bool:
@@ -337,14 +513,15 @@ def with_uniform_constants(var, taken):
     return new.get(var, var)
 
 
-def elementwise_nodes(var) -> list:
+def elementwise_nodes(var, through=lambda node: True) -> list:
     """The ``Elemwise`` nodes that compute ``var`` from the outputs of other
-    nodes through ``Elemwise`` nodes only, each after those it reads."""
+    nodes through ``Elemwise`` nodes only (and only those ``through`` accepts),
+    each after those it reads."""
     order, seen = [], set()
     stack = [(var.owner, False)]
     while stack:
         node, inputs_done = stack.pop()
-        if node is None or not isinstance(node.op, Elemwise):
+        if node is None or not isinstance(node.op, Elemwise) or not through(node):
             continue
         if inputs_done:
             order.append(node)

@@ -2,13 +2,17 @@ import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
 import pytest
+import scipy.special as sc
 from hypothesis import given
 from hypothesis import strategies as st
 from pytensor.compile.mode import get_mode
+from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.elemwise import Elemwise
 
 import pytensor
+from pytensor.link.onnx.mode import converted_size
 from pytensor.link.onnx.passes.graphs import count_nodes
+from pytensor.link.onnx.rewrites import BatchScalarCalls
 from tests.link.onnx.utils import compare_onnx_and_py, onnx_model_of, py_mode
 
 
@@ -283,3 +287,115 @@ def test_switch_on_a_constant_mask_matches_python_for_any_constants(mask, consta
     c = pt.constant(np.array(constant))
     output = pt.switch(np.array(mask), pt.exp(-c) / (c + y), pt.log(c * y))
     compare_onnx_and_py([y], [output], [np.array([0.5, -1.0, 2.0, 0.0])])
+
+
+COUNTS = np.array([0, 1, 1, 2, 5, 0, 0, 3, 1, 2, 7, 1] * 25, dtype="int64")
+
+
+def negative_binomial_terms():
+    # gammaln of counts plus a parameter, and psi of them in the gradient
+    log_alpha = pt.dscalar("log_alpha")
+    alpha = pt.exp(log_alpha)
+    logp = (pt.gammaln(COUNTS + alpha) - pt.gammaln(alpha)).sum()
+    return [log_alpha], [logp, pytensor.grad(logp, log_alpha)], [np.array(0.3)]
+
+
+def dirichlet_multinomial_terms():
+    # a parameter per category, broadcast along the observations' rows
+    log_alpha = pt.dvector("log_alpha", shape=(4,))
+    alpha = pt.exp(log_alpha)
+    counts = COUNTS.reshape(75, 4)
+    logp = (
+        pt.gammaln(counts + alpha).sum() - pt.gammaln(counts.sum(1) + alpha.sum()).sum()
+    )
+    values = [np.array([0.1, -0.5, 1.2, 0.0])]
+    return [log_alpha], [logp, pytensor.grad(logp, log_alpha)], values
+
+
+def matrix_and_one_value_terms():
+    # a parameter of one element in a matrix, a constant broadcast along rows
+    scale = pt.dmatrix("scale", shape=(1, 1))
+    counts = COUNTS.reshape(30, 10).astype("float64")
+    offsets = np.linspace(0.5, 2.0, 10)[None]
+    logp = pt.psi(counts * scale + offsets).sum()
+    return [scale], [logp, pytensor.grad(logp, scale)], [np.array([[1.5]])]
+
+
+def signed_zeros_and_nans_terms():
+    # 0.0 and -0.0 (and NaN) are distinct values: psi(1 / -0.0) is NaN
+    s = pt.dscalar("s")
+    data = np.array([0.0, -0.0, np.nan, 2.0] * 50)
+    return [s], [pt.psi(1 / (data * s))], [np.array(1.0)]
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.parametrize(
+    "terms",
+    [
+        negative_binomial_terms,
+        dirichlet_multinomial_terms,
+        matrix_and_one_value_terms,
+        signed_zeros_and_nans_terms,
+    ],
+)
+def test_special_functions_of_repeated_data_keep_their_values(terms):
+    inputs, outputs, values = terms()
+    compare_onnx_and_py(
+        inputs,
+        outputs,
+        values,
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-13),
+    )
+
+
+def elements_computed(fn, scalar_op_class) -> int:
+    return sum(
+        np.prod(node.outputs[0].type.shape)
+        for node in fn.maker.fgraph.apply_nodes
+        if isinstance(node.op, Elemwise)
+        and isinstance(node.op.scalar_op, scalar_op_class)
+    )
+
+
+@pytest.mark.parametrize(
+    "terms, distinct",
+    [(negative_binomial_terms, 7), (dirichlet_multinomial_terms, 4 * 7)],
+)
+def test_special_functions_of_repeated_data_run_once_per_distinct_element(
+    terms, distinct
+):
+    inputs, outputs, _ = terms()
+    fn = pytensor.function(inputs, outputs, mode="ONNX")
+    # the distinct elements, and the parameters' own calls batched with them
+    assert elements_computed(fn, ps.GammaLn) <= distinct + 5
+    assert elements_computed(fn, ps.Psi) <= distinct + 5
+
+
+def test_distinct_data_make_the_same_model_each_time():
+    inputs, outputs, _ = dirichlet_multinomial_terms()
+    models = [
+        onnx_model_of(pytensor.function(inputs, outputs, mode="ONNX")) for _ in range(2)
+    ]
+    assert models[0].SerializeToString() == models[1].SerializeToString()
+
+
+@given(
+    counts=st.lists(st.integers(0, 3), min_size=40, max_size=40),
+    alpha=st.floats(0.05, 20.0),
+)
+def test_gammaln_of_repeated_counts_matches_python(counts, alpha):
+    a = pt.dscalar("a")
+    data = np.array(counts, dtype="float64").reshape(10, 4)
+    output = pt.gammaln(data + a) + pt.psi(data * a)
+    compare_onnx_and_py([a], [output], [np.array(alpha)])
+
+
+def test_identical_calls_left_for_pytensor_to_merge():
+    # copies of one call (a rewrite may make them before PyTensor's next
+    # merge) are not one batch: each is the whole call
+    x = pt.dvector("x", shape=(1,))
+    fgraph = FunctionGraph([x], [pt.erfcx(x), pt.erfcx(x)], clone=False)
+    BatchScalarCalls(converted_size).rewrite(fgraph)
+    fn = pytensor.function([x], fgraph.outputs, mode=py_mode)
+    value = np.array([0.7])
+    np.testing.assert_allclose(fn(value), [sc.erfcx(value)] * 2, rtol=1e-15)
