@@ -411,20 +411,25 @@ def only_if(needed: Value, value: Value) -> Value:
     return value.result(result.name, value.dtype)
 
 
-def where_rare(condition: Value, if_true: Value, if_false) -> Value:
+def where_rare(condition: Value, if_true, if_false) -> Value:
     """`where` whose ``if_true`` is computed only if some element of
     ``condition`` (of the result's shape) holds: for a method of a
     vectorized function that data seldom needs, such as a reflection
-    formula for negative arguments. Four nodes more than `where`."""
-    return where(condition, only_if(condition.any(), if_true), if_false)
+    formula for negative arguments. Four nodes more than `where` (none for
+    a Python number ``if_true``)."""
+    if isinstance(if_true, Value):
+        if_true = only_if(condition.any(), if_true)
+    return where(condition, if_true, if_false)
 
 
-def where_lazily(condition: Value, if_true: Value, if_false: Value) -> Value:
+def where_lazily(condition: Value, if_true, if_false) -> Value:
     """`where` whose sides are each computed only if some element of
     ``condition`` (of the result's shape) takes it: for two costly methods
-    of a vectorized function over ranges that data may not both reach.
-    Nine nodes more than `where`."""
-    if_false = only_if((~condition).any(), if_false)
+    of a vectorized function over ranges that data may not both reach, and
+    for the methods of a function of few values. Nine nodes more than
+    `where` (fewer for Python numbers)."""
+    if isinstance(if_false, Value):
+        if_false = only_if((~condition).any(), if_false)
     return where_rare(condition, if_true, if_false)
 
 

@@ -460,30 +460,35 @@ def test_node_budget_of_gammaln_and_its_gradient():
         ("erfcx", [-3.0, 0.5, 60.0]),
     ],
 )
-def test_methods_in_branches_run_for_the_values_that_need_them(name, values):
-    # each value alone (one method) and all together (all methods) agree
-    x = pt.dvector("x")
+@pytest.mark.parametrize("size", ["symbolic", "few"])
+def test_methods_in_branches_run_for_the_values_that_need_them(name, values, size):
+    # each value alone (one method) and all together (all methods) agree, in
+    # the algorithm for vectors and in the small variant for few values
+    x = pt.dvector("x", shape=(None,) if size == "symbolic" else (len(values),))
     function = getattr(pt, name)
     fn = pytensor.function([x], function(x), mode="ONNX")
     reference = pytensor.function([x], function(x), mode=py_mode)
     together = np.array(values)
-    alone = np.concatenate([fn(together[k : k + 1]) for k in range(len(values))])
+    alone = [fn(np.full(len(values), value))[0] for value in values]
     np.testing.assert_allclose(fn(together), reference(together), rtol=1e-13)
     np.testing.assert_allclose(alone, fn(together), rtol=1e-15)
     model = onnx_model_of(fn)
-    assert nodes_run(model, [together[1:2]]) < nodes_run(model, [together])
+    one_method = np.full(len(values), values[1])
+    assert nodes_run(model, [one_method]) < nodes_run(model, [together])
 
 
-# The most nodes of the converted graphs of one value (an If's branches
-# counted both, though one runs) and of a vector of static length 64, in
-# float64 and float32: the small variants (see WITH_SMALL_VARIANTS).
+# The most nodes of the converted graphs of one value and of a vector of
+# static length 64 (If branches included, though one runs), in float64 and
+# float32: the small variants (see WITH_SMALL_VARIANTS). Each method is in a
+# branch that runs only if some value needs it; the last column bounds the
+# nodes run for one value in one range (a parameter of a log-density).
 SMALL_NODE_BUDGETS = {
-    "gammaln": (pt.gammaln, {"one": 88, "few": 84}),
-    "psi": (pt.psi, {"one": 131, "few": 125}),
-    "tri_gamma": (pt.tri_gamma, {"one": 57, "few": 55}),
-    "erf": (pt.erf, {"one": 49, "few": 45}),
-    "erfc": (pt.erfc, {"one": 49, "few": 45}),
-    "erfcx": (pt.erfcx, {"one": 65, "few": 57}),
+    "gammaln": (pt.gammaln, {"one": 88, "few": 110}, 3.5, {"one": 36, "few": 52}),
+    "psi": (pt.psi, {"one": 131, "few": 165}, 3.5, {"one": 40, "few": 56}),
+    "tri_gamma": (pt.tri_gamma, {"one": 57, "few": 70}, 3.5, {"one": 26, "few": 34}),
+    "erf": (pt.erf, {"one": 49, "few": 66}, 0.5, {"one": 19, "few": 27}),
+    "erfc": (pt.erfc, {"one": 49, "few": 66}, 0.5, {"one": 16, "few": 24}),
+    "erfcx": (pt.erfcx, {"one": 65, "few": 104}, 0.5, {"one": 20, "few": 36}),
 }
 
 
@@ -491,18 +496,28 @@ SMALL_NODE_BUDGETS = {
 @pytest.mark.parametrize("size", ["one", "few"])
 @pytest.mark.parametrize("name", SMALL_NODE_BUDGETS)
 def test_node_budget_of_few_values(name, size, dtype):
-    function, budgets = SMALL_NODE_BUDGETS[name]
+    function, budgets, typical, run_budgets = SMALL_NODE_BUDGETS[name]
     x = pt.tensor("x", dtype=dtype, shape=STATIC_SIZES[size])
     fn = pytensor.function([x], function(x), mode="ONNX")
-    assert count_nodes(fn.maker.linker.onnx_model.graph) <= budgets[size]
+    model = onnx_model_of(fn)
+    assert count_nodes(model.graph) <= budgets[size]
+    values = np.full(STATIC_SIZES[size], typical, dtype=dtype)
+    assert nodes_run(model, [values]) <= run_budgets[size]
 
 
-@pytest.mark.parametrize("size, budget", [("one", 220), ("few", 210)])
-def test_node_budget_of_gammaln_and_its_gradient_of_few_values(size, budget):
+@pytest.mark.parametrize(
+    "size, budget, run_budget", [("one", 220, 70), ("few", 275, 105)]
+)
+def test_node_budget_of_gammaln_and_its_gradient_of_few_values(
+    size, budget, run_budget
+):
+    # the Student-t's, Gamma's and Beta's normalising constants
     x = pt.tensor("x", dtype="float64", shape=STATIC_SIZES[size])
     total = pt.gammaln(x).sum()
     fn = pytensor.function([x], [total, pytensor.grad(total, x)], mode="ONNX")
-    assert count_nodes(fn.maker.linker.onnx_model.graph) <= budget
+    model = onnx_model_of(fn)
+    assert count_nodes(model.graph) <= budget
+    assert nodes_run(model, [np.full(STATIC_SIZES[size], 3.5)]) <= run_budget
 
 
 def test_small_variants_inside_a_loop_body():

@@ -47,7 +47,7 @@ from pytensor.link.onnx.numerics.bessel_j import j0, j1
 from pytensor.link.onnx.numerics.iteration import flat_elementwise
 from pytensor.link.onnx.numerics.owens_t import owens_t
 from pytensor.link.onnx.numerics.zeta import polygamma
-from pytensor.link.onnx.value import branch, where
+from pytensor.link.onnx.value import branch, where, where_lazily
 
 
 try:  # PyTensor < 3
@@ -113,8 +113,8 @@ SPECIAL = {
 }
 # Their variants for at most SMALL_SIZE values (scalar parameters of
 # log-densities), where nodes cost more than elements: polynomials by one
-# MatMul, steps along a new axis, and for one value only the method its range
-# needs (`pytensor.link.onnx.value.branch`)
+# MatMul, steps along a new axis, and only the methods the values need (for
+# one value `pytensor.link.onnx.value.branch`, else `where_lazily`)
 SMALL_VARIANTS = {
     psm.Erf: error_functions.erf_small,
     psm.Erfc: error_functions.erfc_small,
@@ -158,7 +158,8 @@ def algorithm(op, node, table):
     size = static_size(node)
     if type(op) not in SMALL_VARIANTS or size is None or not 0 < size <= SMALL_SIZE:
         return table[type(op)]
-    return partial(SMALL_VARIANTS[type(op)], choose=branch if size == 1 else where)
+    choose = branch if size == 1 else where_lazily
+    return partial(SMALL_VARIANTS[type(op)], choose=choose)
 
 
 def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):

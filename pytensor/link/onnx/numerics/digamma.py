@@ -179,8 +179,10 @@ def psi_near(y: Value) -> Value:
 
 
 def psi_small(x: Value, choose=where) -> Value:
-    """`psi` for few values, each method chosen by ``choose`` (`where`, or
-    `~pytensor.link.onnx.value.branch` for one value)."""
+    """`psi` for few values, each method chosen by ``choose`` (`where`;
+    `~pytensor.link.onnx.value.where_lazily`, or
+    `~pytensor.link.onnx.value.branch` for one value, to run only the methods
+    the values need)."""
     negative = x < 0.0
     y = where(negative, 1.0 - x, x)
     positive = choose(

@@ -193,8 +193,10 @@ def erfcx_rational(a: Value) -> Value:
 
 
 def erf_small(x: Value, choose=where) -> Value:
-    """`erf` for few values, each method chosen by ``choose`` (`where`, or
-    `~pytensor.link.onnx.value.branch` for one value)."""
+    """`erf` for few values, each method chosen by ``choose`` (`where`;
+    `~pytensor.link.onnx.value.where_lazily`, or
+    `~pytensor.link.onnx.value.branch` for one value, to run only the methods
+    the values need)."""
     a = abs(x)
     tail = 1.0 - erfc_tail_small(a, choose)
     return odd(x, choose(a <= 1.0, erf_central_small(a), tail))

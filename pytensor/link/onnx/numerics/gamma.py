@@ -158,9 +158,10 @@ def lgam_near(y: Value) -> Value:
 
 
 def gammaln_small(x: Value, choose=where) -> Value:
-    """`gammaln` for few values: 81 nodes where `gammaln` takes 139, and with
-    ``choose`` `~pytensor.link.onnx.value.branch` (for one value) about 35 of
-    them run."""
+    """`gammaln` for few values: 85 nodes where `gammaln` takes 139. With
+    ``choose`` `~pytensor.link.onnx.value.branch` (for one value) about 32
+    of them run, with `~pytensor.link.onnx.value.where_lazily` (107 nodes)
+    about 48 for values in one range."""
     reflect = x < -1.0
     y = where(reflect, -x, x)
     stirling = lgam_stirling(y, few_values=True)
