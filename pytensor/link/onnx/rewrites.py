@@ -58,7 +58,25 @@ def onnx_rewrites(query: RewriteDatabaseQuery):
     return optdb.query(adapted)
 
 
-class CallsOnDistinctData(GraphRewriter):
+class ConvertedSizeRewriter(GraphRewriter):
+    """A graph rewriter that weighs ``Elemwise`` calls by the ONNX nodes
+    their converters add.
+
+    Parameters
+    ----------
+    converted_size
+        ``converted_size(elemwise_op, input_dtypes)``: the number of ONNX
+        nodes converting one call adds.
+    """
+
+    def __init__(self, converted_size):
+        self.converted_size = converted_size
+
+    def add_requirements(self, fgraph):
+        fgraph.attach_feature(ReplaceValidate())
+
+
+class CallsOnDistinctData(ConvertedSizeRewriter):
     """Compute a costly elementwise function of observed data once per
     distinct value of the data.
 
@@ -79,19 +97,7 @@ class CallsOnDistinctData(GraphRewriter):
     saved, times the nodes of the graph, outweigh the gathers (in the units
     of `batching_cost`). It runs before `BatchScalarCalls`, so that the
     smaller call can join a batch.
-
-    Parameters
-    ----------
-    converted_size
-        ``converted_size(elemwise_op, input_dtypes)``: the number of ONNX
-        nodes converting one call adds.
     """
-
-    def __init__(self, converted_size):
-        self.converted_size = converted_size
-
-    def add_requirements(self, fgraph):
-        fgraph.attach_feature(ReplaceValidate())
 
     def apply(self, fgraph):
         for node in reversed(fgraph.toposort()):
@@ -225,7 +231,7 @@ def gathered(leaf, flat_positions):
     return leaf.reshape((-1,))[constant(flat_positions.astype("int64"))]
 
 
-class BatchScalarCalls(GraphRewriter):
+class BatchScalarCalls(ConvertedSizeRewriter):
     """Evaluate independent calls of one costly scalar function as one call.
 
     onnxruntime runs every node on its own (about 0.3-0.5 µs each, whatever
@@ -259,19 +265,7 @@ class BatchScalarCalls(GraphRewriter):
     This is a PyTensor rewrite rather than a pass over the ONNX graph: the
     one call goes through its converter like any other node, whatever that
     converter emits, and PyTensor's types say which lengths are static.
-
-    Parameters
-    ----------
-    converted_size
-        ``converted_size(elemwise_op, input_dtypes)``: the number of ONNX
-        nodes converting one call adds.
     """
-
-    def __init__(self, converted_size):
-        self.converted_size = converted_size
-
-    def add_requirements(self, fgraph):
-        fgraph.attach_feature(ReplaceValidate())
 
     def apply(self, fgraph):
         calls = defaultdict(list)
