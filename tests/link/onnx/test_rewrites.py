@@ -399,3 +399,11 @@ def test_identical_calls_left_for_pytensor_to_merge():
     fn = pytensor.function([x], fgraph.outputs, mode=py_mode)
     value = np.array([0.7])
     np.testing.assert_allclose(fn(value), [sc.erfcx(value)] * 2, rtol=1e-15)
+
+
+def test_special_functions_of_mostly_distinct_data_stay_whole():
+    # a Gather would cost about what the smaller call saves
+    a = pt.dscalar("a")
+    data = np.random.default_rng(5).normal(size=5000)
+    fn = pytensor.function([a], pt.gammaln(data**2 + a), mode="ONNX")
+    assert elements_computed(fn, ps.GammaLn) == data.size
