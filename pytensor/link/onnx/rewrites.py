@@ -152,9 +152,7 @@ def on_distinct_data(out, converted_size):
         for leaf in leaves
         if isinstance(leaf, Constant) and leaf.type.shape == shape
     ]
-    broadcast = [
-        leaf for leaf in leaves if leaf not in set(data) and not is_one_value(leaf)
-    ]
+    broadcast = [leaf for leaf in leaves if leaf not in data and not is_one_value(leaf)]
     if not data or not all(
         length in (1, full)
         for leaf in broadcast
@@ -173,10 +171,11 @@ def on_distinct_data(out, converted_size):
     )
     columns = [np.asarray(leaf.data).reshape(size) for leaf in data]
     columns += [positions[axis] for axis in varying]
-    sample = [column[:DISTINCT_SAMPLE] for column in columns]
-    if len(distinct(sample)[1]) > len(sample[0]) * MAX_DISTINCT_SHARE:
-        return None
-    _, first, where_from = distinct(columns)
+    if size > DISTINCT_SAMPLE:
+        sample_first, _ = distinct([column[:DISTINCT_SAMPLE] for column in columns])
+        if len(sample_first) > DISTINCT_SAMPLE * MAX_DISTINCT_SHARE:
+            return None
+    first, where_from = distinct(columns)
     nodes_per_element = sum(
         converted_size(node.op, tuple(inp.type.dtype for inp in node.inputs))
         for node in nodes
@@ -214,9 +213,9 @@ def on_distinct_data(out, converted_size):
 
 def distinct(columns):
     """The distinct rows of the table whose ``columns`` are equally long
-    arrays, compared by their bits, as ``numpy.unique`` returns them: the rows,
-    the index of each one's first occurrence and, for every row, the index of
-    its distinct row (int64)."""
+    arrays, compared by their bits, in ``numpy.unique``'s order: the index of
+    each one's first occurrence and, for every row, the index of its
+    distinct row (int64)."""
     table = np.hstack(
         [
             np.ascontiguousarray(column).view(np.uint8).reshape(len(column), -1)
@@ -224,8 +223,8 @@ def distinct(columns):
         ]
     )
     rows = np.ascontiguousarray(table).view(f"V{table.shape[1]}").ravel()
-    rows, first, where_from = np.unique(rows, return_index=True, return_inverse=True)
-    return rows, first, where_from.reshape(-1).astype("int64")
+    _, first, where_from = np.unique(rows, return_index=True, return_inverse=True)
+    return first, where_from.reshape(-1).astype("int64")
 
 
 def gathered(leaf, flat_positions):
