@@ -112,16 +112,22 @@ def exp_minus_square(a: Value) -> Value:
     return minus_m_squared.exp() * rest.exp()
 
 
+def erfcx_tail_rational(a: Value) -> Value:
+    """Cephes' ``erfc(a) * exp(a**2)`` for ``a >= 1``, its rational function
+    from 8 computed only where some element needs it (see `erfcx_rational`
+    for few values)."""
+    return where_rare(
+        a >= 8.0,
+        polevl(a, ERFC_R) / polevl(a, ERFC_S),
+        polevl(a, ERFC_P) / polevl(a, ERFC_Q),
+    )
+
+
 def erfc_tail(a: Value) -> Value:
     """Cephes ``erfc`` for ``a >= 1`` (or NaN), 0 where ``a**2 > MAXLOG``."""
     underflow = a * a > MAXLOG
     s = where(underflow, 1.0, a)
-    ratio = where_rare(
-        s >= 8.0,
-        polevl(s, ERFC_R) / polevl(s, ERFC_S),
-        polevl(s, ERFC_P) / polevl(s, ERFC_Q),
-    )
-    return where(underflow, 0.0, exp_minus_square(s) * ratio)
+    return where(underflow, 0.0, exp_minus_square(s) * erfcx_tail_rational(s))
 
 
 def erf(x: Value) -> Value:
@@ -156,11 +162,7 @@ ERFCX_ASYMPTOTIC = [10395.0, -945.0, 105.0, -15.0, 3.0, -1.0, 1.0]
 
 def erfcx_nonnegative(a: Value) -> Value:
     central = (a * a).exp() * (1.0 - erf_central(a))
-    rational = where_rare(
-        a >= 8.0,
-        polevl(a, ERFC_R) / polevl(a, ERFC_S),
-        polevl(a, ERFC_P) / polevl(a, ERFC_Q),
-    )
+    rational = erfcx_tail_rational(a)
     asymptotic = INV_SQRT_PI / a * polevl(0.5 / (a * a), ERFCX_ASYMPTOTIC)
     result = where_rare(a >= ERFCX_ASYMPTOTIC_FROM, asymptotic, rational)
     return where_lazily(a < 1.0, central, result)
