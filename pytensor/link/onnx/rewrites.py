@@ -373,9 +373,9 @@ def smallest_calls(nodes) -> list:
 def is_shared_scalar(column) -> bool:
     """Whether one input of every call is the same single-element value."""
     first = column[0]
-    return all(x is first or equal_constants(x, first) for x in column) and all(
-        n == 1 for n in first.type.shape
-    )
+    return all(
+        x is first or equal_constants(x, first) for x in column
+    ) and is_one_value(first)
 
 
 def are_the_same_call(batch) -> bool:
