@@ -81,6 +81,15 @@ def calls_of(fn, scalar_op_class) -> int:
     )
 
 
+def elements_computed(fn, scalar_op_class) -> int:
+    return sum(
+        np.prod(node.outputs[0].type.shape)
+        for node in fn.maker.fgraph.apply_nodes
+        if isinstance(node.op, Elemwise)
+        and isinstance(node.op.scalar_op, scalar_op_class)
+    )
+
+
 def cast_all(values, dtype):
     return [np.asarray(value, dtype=dtype) for value in values]
 
@@ -214,35 +223,34 @@ def test_calls_on_different_constants(shape):
     assert calls_of(fn, ps.GammaIncC) == 1
 
 
-def censored_normal_logp():
+def censored_normal_logp(dtype):
     # PyMC's Censored: the log-CDFs are taken at the observed values and used
     # only where those equal the bounds
-    mu, sigma = pt.dscalars("mu", "sigma")
-    observed = np.clip(np.linspace(-2.0, 3.5, 40), -1.0, 2.5)
+    mu, sigma = (pt.scalar(name, dtype=dtype) for name in ("mu", "sigma"))
+    observed = np.clip(np.linspace(-2.0, 3.5, 40), -1.0, 2.5).astype(dtype)
+    sqrt2 = np.asarray(np.sqrt(2.0), dtype)
     z = (observed - mu) / sigma
-    log_cdf = pt.log(0.5 * pt.erfc(-z / np.sqrt(2)))
-    log_sf = pt.log(0.5 * pt.erfc(z / np.sqrt(2)))
+    log_cdf = pt.log(0.5 * pt.erfc(-z / sqrt2))
+    log_sf = pt.log(0.5 * pt.erfc(z / sqrt2))
     log_pdf = -0.5 * z**2 - pt.log(sigma)
     logp = pt.switch(
         pt.eq(observed, -1.0), log_cdf, pt.switch(pt.eq(observed, 2.5), log_sf, log_pdf)
     ).sum()
-    return [mu, sigma], [logp, *pytensor.grad(logp, [mu, sigma])], [0.4, 1.3]
+    values = cast_all([0.4, 1.3], dtype)
+    return [mu, sigma], [logp, *pytensor.grad(logp, [mu, sigma])], values
 
 
-def test_censored_log_cdfs_are_computed_once_per_bound():
-    inputs, outputs, values = censored_normal_logp()
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_censored_log_cdfs_are_computed_once_per_bound(dtype):
+    inputs, outputs, values = censored_normal_logp(dtype)
+    rtol = {"float64": 1e-13, "float32": 2e-6}[dtype]
     fn, _ = compare_onnx_and_py(
         inputs,
         outputs,
-        [np.array(value) for value in values],
-        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-13),
+        values,
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=rtol),
     )
-    erfc_values = [
-        np.prod(node.outputs[0].type.shape)
-        for node in fn.maker.fgraph.apply_nodes
-        if isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Erfc)
-    ]
-    assert 0 < sum(erfc_values) < 10
+    assert 0 < elements_computed(fn, ps.Erfc) < 10
 
 
 def branch_of(name):
@@ -292,12 +300,27 @@ def test_switch_on_a_constant_mask_matches_python_for_any_constants(mask, consta
 COUNTS = np.array([0, 1, 1, 2, 5, 0, 0, 3, 1, 2, 7, 1] * 25, dtype="int64")
 
 
-def negative_binomial_terms():
-    # gammaln of counts plus a parameter, and psi of them in the gradient
-    log_alpha = pt.dscalar("log_alpha")
+def negative_binomial_terms(dtype="float64"):
+    # gammaln of counts plus a parameter, and psi of them in the gradient (the
+    # counts integers, or of the parameter's dtype)
+    log_alpha = pt.scalar("log_alpha", dtype=dtype)
     alpha = pt.exp(log_alpha)
-    logp = (pt.gammaln(COUNTS + alpha) - pt.gammaln(alpha)).sum()
-    return [log_alpha], [logp, pytensor.grad(logp, log_alpha)], [np.array(0.3)]
+    counts = COUNTS if dtype == "float64" else COUNTS.astype(dtype)
+    logp = (pt.gammaln(counts + alpha) - pt.gammaln(alpha)).sum()
+    values = cast_all([0.3], dtype)
+    return [log_alpha], [logp, pytensor.grad(logp, log_alpha)], values
+
+
+def test_special_functions_of_repeated_float32_data():
+    inputs, outputs, values = negative_binomial_terms("float32")
+    fn, results = compare_onnx_and_py(
+        inputs,
+        outputs,
+        values,
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=2e-6),
+    )
+    assert [result.dtype for result in results] == ["float32", "float32"]
+    assert elements_computed(fn, ps.GammaLn) <= 7 + 5
 
 
 def dirichlet_multinomial_terms():
@@ -345,15 +368,6 @@ def test_special_functions_of_repeated_data_keep_their_values(terms):
         outputs,
         values,
         assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-13),
-    )
-
-
-def elements_computed(fn, scalar_op_class) -> int:
-    return sum(
-        np.prod(node.outputs[0].type.shape)
-        for node in fn.maker.fgraph.apply_nodes
-        if isinstance(node.op, Elemwise)
-        and isinstance(node.op.scalar_op, scalar_op_class)
     )
 
 
