@@ -10,9 +10,11 @@ from pytensor.compile.mode import (
 from pytensor.link.onnx.linker import ONNXLinker
 from pytensor.link.onnx.rewrites import (
     DEFAULT_QUERY,
+    MERGE_DIMSHUFFLED_TWINS,
     ONNX_TAG,
     BatchScalarCalls,
     CallsOnDistinctData,
+    local_dimshuffle_unit_slice,
     local_switch_uniform_constants,
 )
 
@@ -38,10 +40,23 @@ def register_onnx_mode():
         register_linker("onnx", ONNXLinker())
     if "ONNX" not in predefined_modes:
         register_mode("ONNX", ONNX)
+    canonicalize = optdb["canonicalize"]
+    if "local_dimshuffle_unit_slice" not in canonicalize:
+        canonicalize.register(
+            "local_dimshuffle_unit_slice", local_dimshuffle_unit_slice, ONNX_TAG
+        )
     specialize = optdb["specialize"]
     if "local_switch_uniform_constants" not in specialize:
         specialize.register(
             "local_switch_uniform_constants", local_switch_uniform_constants, ONNX_TAG
+        )
+    if "merge_dimshuffled_twins" not in optdb:
+        # After the specializing rewrites, which make the two forms
+        optdb.register(
+            "merge_dimshuffled_twins",
+            MERGE_DIMSHUFFLED_TWINS,
+            ONNX_TAG,
+            position=47.3,
         )
     if "calls_on_distinct_data" not in optdb:
         optdb.register(

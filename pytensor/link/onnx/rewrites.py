@@ -3,8 +3,10 @@
 `ONNXLinker` declares the first two (PyTensor's ``Mode`` applies a linker's
 ``required_rewrites`` and ``incompatible_rewrites`` to any optimizer it is
 given); the ``Scan`` converter applies the same ones to inner graphs. The
-rewrites tagged `ONNX_TAG` (`CallsOnDistinctData`, `BatchScalarCalls`,
-`local_switch_uniform_constants`) run in ``mode="ONNX"`` and in inner graphs.
+rewrites tagged `ONNX_TAG` (`local_dimshuffle_unit_slice`,
+`local_switch_uniform_constants`, `MERGE_DIMSHUFFLED_TWINS`,
+`CallsOnDistinctData`, `BatchScalarCalls`) run in ``mode="ONNX"`` and in
+inner graphs.
 """
 
 import functools
@@ -17,14 +19,18 @@ from pytensor.graph.basic import Constant
 from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.rewriting.basic import (
     GraphRewriter,
+    MergeOptimizer,
+    SequentialGraphRewriter,
     copy_stack_trace,
+    in2out,
     node_rewriter,
 )
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.scalar import Switch
 from pytensor.tensor.basic import concatenate, constant, split, switch
-from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.extra_ops import broadcast_to
+from pytensor.tensor.subtensor import Subtensor, get_idx_list
 from pytensor.tensor.type import TensorType
 
 
@@ -42,6 +48,9 @@ INCOMPATIBLE_REWRITES = (
     "local_careduce_fusion",
     # Scan buffers cannot be pre-allocated in ONNX
     "scan_save_mem_prealloc",
+    # wrong for negative steps (x[:-2:-1] of one row read as x[0]);
+    # local_dimshuffle_unit_slice does its work
+    "local_dimshuffle_subtensor",
 )
 # `scan_save_mem_no_prealloc` trims Scan buffers the way backends without
 # pre-allocated outputs need (PyTensor tags it for JAX and Numba too).
@@ -544,3 +553,151 @@ def uniform_constant(var, taken):
     if not (as_bytes == as_bytes[0]).all():
         return None
     return constant(chosen[:1].reshape((1,) * values.ndim), dtype=var.dtype)
+
+
+@node_rewriter([DimShuffle])
+def local_dimshuffle_unit_slice(fgraph, node):
+    """``x[a:b:c].dimshuffle(...)`` that drops the axis the slice cut to one
+    element becomes ``x[i].dimshuffle(...)``, ``i`` that element's index.
+
+    PyMC's raveled inputs read a scalar as ``joined[i:i + 1]`` reshaped to
+    ``()`` in one place and as ``joined[i]`` in another; in this form the
+    two merge. It replaces PyTensor's ``local_dimshuffle_subtensor``, which
+    takes the slice's start (or 0) as the index whatever the step, so that
+    ``x[:-2:-1]`` becomes ``x[0]`` instead of ``x[-1]``. Only slices of
+    constant bounds on axes of static length are rewritten.
+    """
+    [sliced] = node.inputs
+    if sliced.owner is None or not isinstance(sliced.owner.op, Subtensor):
+        return None
+    kept = [axis for axis in node.op.new_order if axis != "x"]
+    dropped = [axis for axis in range(sliced.type.ndim) if axis not in kept]
+    if not dropped:
+        return None
+    x = sliced.owner.inputs[0]
+    indices = list(get_idx_list(sliced.owner.inputs, sliced.owner.op.idx_list))
+    indices += [slice(None)] * (x.type.ndim - len(indices))
+    slice_axes = [
+        axis for axis, index in enumerate(indices) if isinstance(index, slice)
+    ]
+    for axis in (slice_axes[axis] for axis in dropped):
+        element = only_element(indices[axis], x.type.shape[axis])
+        if element is None:
+            return None
+        indices[axis] = element
+    remaining = [axis for axis in range(sliced.type.ndim) if axis not in dropped]
+    order = [
+        axis if axis == "x" else remaining.index(axis) for axis in node.op.new_order
+    ]
+    indexed = x[tuple(indices)].dimshuffle(order)
+    copy_stack_trace(node.outputs[0], indexed)
+    return [indexed]
+
+
+def only_element(index: slice, length: int | None) -> int | None:
+    """The index of the one element ``index`` takes from an axis of
+    ``length``, or None if that is not known before run time."""
+    bounds = [index.start, index.stop, index.step]
+    if length is None or not all(
+        bound is None or isinstance(bound, Constant) for bound in bounds
+    ):
+        return None
+    taken = range(
+        *slice(
+            *(None if bound is None else int(bound.data) for bound in bounds)
+        ).indices(length)
+    )
+    return taken[0] if len(taken) == 1 else None
+
+
+@node_rewriter([DimShuffle])
+def local_dimshuffle_to_lifted_twin(fgraph, node):
+    """``dimshuffle(f(x, ...))`` for an elementwise graph ``f`` becomes
+    ``f(dimshuffle(x), ...)`` where the graph already holds that form.
+
+    PyTensor's gradients build both forms of one value (``exp(v)[None,
+    None]`` next to ``exp(v[None, None])``) and its own lifting of
+    ``DimShuffle`` stops where a value has several clients, so the two, and
+    everything computed from them, never merge: PyMC's GP computes its
+    covariance matrix and its Cholesky factor twice. Only existing nodes are
+    reused, so the graph never grows.
+    """
+    [shuffled] = node.inputs
+    twin = lifted_twin(fgraph, shuffled, node.op, depth=LIFTED_TWIN_DEPTH)
+    if twin is None or twin is node.outputs[0] or twin.type != node.outputs[0].type:
+        return None
+    return [twin]
+
+
+LIFTED_TWIN_DEPTH = 16
+
+
+def lifted_twin(fgraph, var, shuffle, depth):
+    """A variable of ``fgraph`` equal to ``shuffle(var)``, through the
+    elementwise graph of ``var`` (at most ``depth`` nodes deep), or None.
+
+    ``var`` itself is looked up among its clients only below the first
+    level, so that the node asking is not its own twin.
+    """
+    node = var.owner
+    if node is None or not isinstance(node.op, Elemwise) or len(node.outputs) > 1:
+        return None
+    lifted = []
+    for inp in node.inputs:
+        if isinstance(inp, Constant):
+            lifted.append(dimshuffled_data(inp, shuffle))
+            continue
+        twin = next(
+            (
+                client.outputs[0]
+                for client, _ in fgraph.clients[inp]
+                if client.op == shuffle
+            ),
+            None,
+        )
+        if twin is None and depth > 1:
+            twin = lifted_twin(fgraph, inp, shuffle, depth - 1)
+        if twin is None:
+            return None
+        lifted.append(twin)
+    anchor = next((inp for inp in lifted if not isinstance(inp, np.ndarray)), None)
+    if anchor is None:
+        return None
+    for client, _ in fgraph.clients[anchor]:
+        if (
+            client.op == node.op
+            and len(client.inputs) == len(lifted)
+            and all(map(is_lifted_input, client.inputs, lifted))
+        ):
+            return client.outputs[0]
+    return None
+
+
+def dimshuffled_data(var: Constant, shuffle: DimShuffle) -> np.ndarray:
+    """The data of the constant ``var`` shuffled as ``shuffle`` does."""
+    data = np.asarray(var.data)
+    kept = [axis for axis in shuffle.new_order if axis != "x"]
+    dropped = tuple(axis for axis in range(data.ndim) if axis not in kept)
+    data = data.squeeze(axis=dropped).transpose(np.argsort(np.argsort(kept)))
+    lengths = iter(data.shape)
+    return data.reshape(
+        [1 if axis == "x" else next(lengths) for axis in shuffle.new_order]
+    )
+
+
+def is_lifted_input(inp, twin) -> bool:
+    if not isinstance(twin, np.ndarray):
+        return inp is twin
+    return (
+        isinstance(inp, Constant)
+        and inp.type.dtype == twin.dtype
+        and np.asarray(inp.data).shape == twin.shape
+        and np.asarray(inp.data).tobytes() == twin.tobytes()
+    )
+
+
+MERGE_DIMSHUFFLED_TWINS = SequentialGraphRewriter(
+    MergeOptimizer(),
+    in2out(local_dimshuffle_to_lifted_twin, name="local_dimshuffle_to_lifted_twin"),
+    MergeOptimizer(),
+)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from pytensor.compile.mode import get_mode
 from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.slinalg import Cholesky
 
 import pytensor
 from pytensor.link.onnx.mode import converted_size
@@ -421,3 +422,104 @@ def test_special_functions_of_mostly_distinct_data_stay_whole():
     data = np.random.default_rng(5).normal(size=5000)
     fn = pytensor.function([a], pt.gammaln(data**2 + a), mode="ONNX")
     assert elements_computed(fn, ps.GammaLn) == data.size
+
+
+def gp_like_cholesky_factors():
+    # PyMC's raveled inputs read a scalar as ``joined[:1]`` reshaped to ``()``
+    # in the log-density and as ``joined[0]`` in its gradient; ``exp(...)``
+    # of the second has another client, so PyTensor leaves it as
+    # ``exp(joined[0])[None, None]`` beside ``exp(joined[0][None, None])``
+    joined = pt.dvector("joined", shape=(2,))
+    distances = np.subtract.outer(np.arange(6.0), np.arange(6.0)) ** 2
+    jitter = 1e-6 * np.eye(6)
+    read_as_slice = pt.exp(joined[:1].reshape(()))
+    read_as_index = pt.exp(joined[0])
+    factors = [
+        pt.linalg.cholesky(pt.exp(-0.5 * distances / lengthscale**2) + jitter)
+        for lengthscale in (read_as_slice, read_as_index)
+    ]
+    outputs = [
+        pt.log(pt.diagonal(factors[0])).sum(),
+        pt.linalg.solve_triangular(factors[1], np.ones(6), lower=True),
+        read_as_index * joined[1],
+    ]
+    return [joined], outputs, [np.array([0.3, 2.0])]
+
+
+def test_a_value_read_through_a_slice_and_an_index_is_factored_once():
+    inputs, outputs, values = gp_like_cholesky_factors()
+    fn, _ = compare_onnx_and_py(inputs, outputs, values)
+    factorizations = [
+        node
+        for node in fn.maker.fgraph.apply_nodes
+        if isinstance(node.op, Cholesky)
+        or isinstance(getattr(node.op, "core_op", None), Cholesky)
+    ]
+    assert len(factorizations) == 1
+
+
+def test_what_reads_a_value_shuffled_before_or_after_is_computed_once():
+    # ``scaled`` has a client besides the ``DimShuffle``, so PyTensor does not
+    # lift that through it, and the two ``gammaln`` calls read different forms
+    x = pt.dscalar("x")
+    matrix = pt.dmatrix("matrix", shape=(2, 3))
+    scaled = pt.exp(x) * 2.5
+    outputs = [
+        scaled,
+        pt.gammaln(scaled[None, None] + matrix),
+        pt.gammaln(pt.exp(x[None, None]) * 2.5 + matrix),
+    ]
+    fn, _ = compare_onnx_and_py(
+        [x, matrix], outputs, [np.array(0.7), np.arange(6.0).reshape(2, 3)]
+    )
+    assert elements_computed(fn, ps.GammaLn) == 6
+
+
+def unit_slice_of(name):
+    """A ``DimShuffle`` dropping an axis that a slice of ``x`` cut to one row."""
+    x = pt.dmatrix("x", shape=(4, 5))
+    column = pt.dmatrix("column", shape=(4, 1))
+    if name == "axis never indexed":
+        return column, column[1:3].dimshuffle(0)
+    return x, {
+        "start": x[1:2].dimshuffle(1),
+        "negative start": x[-1:].dimshuffle("x", 1),
+        "no start": x[:1].dimshuffle(1, "x"),
+        "step of one": x[2:3:1].dimshuffle(1),
+        "both axes": x[3:, 1:2].dimshuffle(("x",)),
+        "transposed": x[1:3, 4:].dimshuffle("x", 0),
+        "negative step": x[:-2:-1].dimshuffle(1),
+    }[name]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "start",
+        "negative start",
+        "no start",
+        "step of one",
+        "both axes",
+        "transposed",
+        "negative step",
+        "axis never indexed",
+    ],
+)
+def test_a_slice_of_one_row_dropped_keeps_its_values(name):
+    x, output = unit_slice_of(name)
+    value = np.arange(np.prod(x.type.shape), dtype="float64").reshape(x.type.shape)
+    compare_onnx_and_py([x], [output * 1.5], [value])
+
+
+@given(
+    start=st.none() | st.integers(-7, 7),
+    stop=st.none() | st.integers(-7, 7),
+    step=st.none() | st.sampled_from([-3, -2, -1, 1, 2, 3]),
+)
+def test_any_slice_of_one_element_matches_python(start, stop, step):
+    v = pt.dvector("v", shape=(6,))
+    sliced = v[start:stop:step]
+    if sliced.type.shape != (1,):
+        return
+    output = pt.exp(sliced.dimshuffle("x", "x")) + pt.exp(v[5])
+    compare_onnx_and_py([v], [output], [np.linspace(-1.0, 1.0, 6)])
