@@ -5,7 +5,10 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from pytensor.link.onnx.numerics.linalg.blocks import BLOCK
+from pytensor.link.onnx.numerics.linalg.blocks import (
+    BLOCK,
+    UNROLLED_BLOCKS,
+)
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import (
     cholesky,
     cholesky_of_triangle,
@@ -49,11 +52,14 @@ def test_lu_factor_is_lapacks():
 
 
 @pytest.mark.parametrize("static", [True, False])
-@pytest.mark.parametrize("n", [1, 3, 6, 12, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+@pytest.mark.parametrize(
+    "n", [1, 3, 6, 12, BLOCK, BLOCK + 1, 2 * BLOCK + 3, UNROLLED_BLOCKS * BLOCK + 1]
+)
 @pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")
 def test_lu_factor_pivots_as_lapack_in_every_path(n, static):
     # unrolled for a static size up to BLOCK, padded to 2, 4, 8 or BLOCK rows
-    # for a dynamic one, else blocked; small integers make ties for the pivots
+    # for a dynamic one, else blocked (without a Loop for a static size of up
+    # to UNROLLED_BLOCKS blocks); small integers make ties for the pivots
     rng = np.random.default_rng(n)
     a = np.stack([rng.normal(size=(n, n)), rng.integers(-2, 3, (n, n)), np.eye(n)])
     a[2, :, n // 2] = 0
@@ -114,10 +120,14 @@ def test_blocked_cholesky_across_block_boundaries(n, dtype):
 
 
 @pytest.mark.parametrize("static", [True, False])
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+@pytest.mark.parametrize(
+    "n",
+    [1, 2, 3, 5, 8, 12, BLOCK, BLOCK + 1, 2 * BLOCK + 3, UNROLLED_BLOCKS * BLOCK + 1],
+)
 def test_cholesky_of_static_and_dynamic_sizes(n, static):
     # up to BLOCK rows: unrolled for a static size, padded to 2, 4, 8 or
-    # BLOCK rows for a dynamic one; then blocks of at most BLOCK rows
+    # BLOCK rows for a dynamic one; then blocks of at most BLOCK rows, one
+    # after another up to UNROLLED_BLOCKS of a static size, else in a Loop
     a = positive_definite(n, batch=(2,))
     a[1, -1, -1] = -1
     factor, failed = evaluate_numerics(lambda x: cholesky(x, n if static else None), a)

@@ -6,7 +6,11 @@ import pytest
 import scipy.linalg
 from scipy.linalg import lapack
 
-from pytensor.link.onnx.numerics.linalg.blocks import BLOCK, lower_triangular_inverse
+from pytensor.link.onnx.numerics.linalg.blocks import (
+    BLOCK,
+    UNROLLED_BLOCKS,
+    lower_triangular_inverse,
+)
 from pytensor.link.onnx.numerics.linalg.decomposition.cholesky import cholesky
 from pytensor.link.onnx.numerics.linalg.solvers.cholesky import cholesky_solve
 from pytensor.link.onnx.numerics.linalg.solvers.general import solve
@@ -58,10 +62,13 @@ def test_blocked_substitution_across_block_boundaries(n, lower):
 @pytest.mark.parametrize("static", [True, False])
 @pytest.mark.parametrize("unit_diagonal", [False, True])
 @pytest.mark.parametrize("lower", [True, False])
-@pytest.mark.parametrize("n", [1, 3, 6, 11, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+@pytest.mark.parametrize(
+    "n", [1, 3, 6, 11, BLOCK, BLOCK + 1, 2 * BLOCK + 3, UNROLLED_BLOCKS * BLOCK + 1]
+)
 def test_substitution_of_static_and_dynamic_sizes(n, lower, unit_diagonal, static):
     # up to BLOCK rows: unrolled for a static size, padded to 2, 4, 8 or
-    # BLOCK rows for a dynamic one; then blocks of at most BLOCK rows
+    # BLOCK rows for a dynamic one; then blocks of at most BLOCK rows, one
+    # after another up to UNROLLED_BLOCKS of a static size, else in a Loop
     t = np.stack([triangular(n, lower, unused=1e3) for _ in range(2)])
     b = rng.normal(size=(2, n, 2))
     size = n if static else None

@@ -8,7 +8,8 @@ with, with zeros for right-hand sides. The padding leaves the leading ``n``
 rows and columns of every result as they are.
 
 Small matrices (the covariance matrices of statistical models) skip the
-``Loop``: a static size up to `BLOCK` is straight-line code for that size,
+``Loop``: a static size of at most `UNROLLED_BLOCKS` blocks runs them one
+after another (`block_loop`), a static size up to `BLOCK` is one block,
 and a dynamic size up to `BLOCK` is padded to the first of `UNROLLED_SIZES`
 that holds it, the choice made at run time by an ``If`` (`by_size`). An
 operation made of several such algorithms (a solve: a factorization and two
@@ -19,8 +20,10 @@ import numpy as np
 
 from pytensor.link.onnx.numerics.linalg.stacks import (
     diagonal_mask,
+    loop,
     positions,
     static_masks,
+    unrolled_loop,
 )
 from pytensor.link.onnx.value import (
     INT64_MAX,
@@ -35,6 +38,9 @@ from pytensor.link.onnx.value import (
 
 BLOCK = 16
 UNROLLED_SIZES = (2, 4, 8, BLOCK)
+# A static size of at most this many blocks runs its blocks as straight-line
+# code rather than a ``Loop`` (about 2 µs an iteration in onnxruntime)
+UNROLLED_BLOCKS = 4
 
 
 class Blocked:
@@ -110,6 +116,16 @@ def cut(x: Value, n: Value, axes) -> Value:
     for axis in axes:
         x = x.slice(0, n.unsqueeze([0]), axis=axis)
     return x
+
+
+def block_loop(n: Value, block: int, size: int | None, states, step, hint):
+    """`~pytensor.link.onnx.numerics.linalg.stacks.loop` over the blocks of
+    ``block`` rows that cover ``n``; for a static ``size`` of at most
+    `UNROLLED_BLOCKS` blocks, the iterations one after another without a
+    ``Loop``."""
+    if size is not None and -(-size // block) <= UNROLLED_BLOCKS:
+        return unrolled_loop(-(-size // block), states, step)
+    return loop(block_count(n, block), states, step, hint=hint)
 
 
 def block_count(n: Value, block: int) -> Value:

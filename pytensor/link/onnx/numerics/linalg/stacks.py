@@ -179,3 +179,15 @@ def loop(trip_count: Value, states, step, *, more=None, hint="loop"):
         builder.value(name, result.dtype)
         for name, result in zip(outputs, results, strict=True)
     ]
+
+
+def unrolled_loop(trip_count: int, states, step):
+    """`loop` for a static ``trip_count`` without ``more``, as straight-line code."""
+    scans = []
+    for i in range(trip_count):
+        iteration = states[0].indices(i)
+        results = list(step(iteration, *states))
+        states, scan = results[: len(states)], results[len(states) :]
+        scans.append([x.unsqueeze([0]) for x in scan])
+    stacked = [concat(list(parts), axis=0) for parts in zip(*scans, strict=True)]
+    return [*states, *stacked]

@@ -14,18 +14,18 @@ at most 16 rows is one diagonal block, without a ``Loop``
 """
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
-    block_count,
+    block_loop,
     block_size,
     by_size,
     corner,
     cut,
     padded,
     padded_to,
+    static,
     unstacked,
 )
 from pytensor.link.onnx.numerics.linalg.stacks import (
     diagonal,
-    loop,
     mT,
     nan_where,
     static_masks,
@@ -89,7 +89,9 @@ def cholesky(a: Value, size: int | None = None):
         return [factor, not_positive(pivots)]
 
     def blocked_():
-        factor = blocked(symmetric_from(a, lower=True), n, block_size(size))
+        factor = blocked(
+            symmetric_from(a, lower=True), n, block_size(size), static(size)
+        )
         return [factor, not_positive(diagonal(factor, 2))]
 
     return tuple(by_size(n, size, unrolled, blocked_))
@@ -101,7 +103,7 @@ def not_positive(pivots: Value) -> Value:
     return (~(pivots > 0)).any_along([1])
 
 
-def blocked(a: Value, n: Value, block: int) -> Value:
+def blocked(a: Value, n: Value, block: int, size: int | None = None) -> Value:
     """The lower Cholesky factor of the symmetric stack ``a`` of ``n`` rows,
     by a ``Loop`` over its blocks."""
 
@@ -115,8 +117,8 @@ def blocked(a: Value, n: Value, block: int) -> Value:
         pads = concat([columns.indices([0]), on_top, columns.indices([0] * 4)], 0)
         return trailing, columns.apply("Pad", columns, pads)
 
-    start = padded(a, block, square=True)
-    _, blocks = loop(block_count(n, block), [start], step, hint="cholesky")
+    start = padded(a, block, square=True, size=size)
+    _, blocks = block_loop(n, block, size, [start], step, hint="cholesky")
     return cut(unstacked(blocks, n, axis=2), n, [1])
 
 

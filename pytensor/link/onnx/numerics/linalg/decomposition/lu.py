@@ -18,13 +18,14 @@ panel, without a ``Loop``
 import numpy as np
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
-    block_count,
+    block_loop,
     block_size,
     by_size,
     cut,
     lower_triangular_inverse,
     padded,
     padded_to,
+    static,
     unstacked,
 )
 from pytensor.link.onnx.numerics.linalg.stacks import (
@@ -113,7 +114,7 @@ def lu_factor(a: Value, size: int | None = None):
         return [cut(lu, n, [1, 2]), cut(permutation, n, [1]), cut(pivots, n, [1])]
 
     lu, permutation, pivots = by_size(
-        n, size, unrolled, lambda: blocked(a, n, block_size(size))
+        n, size, unrolled, lambda: blocked(a, n, block_size(size), static(size))
     )
     return lu, permutation, pivots, diagonal(lu, 2).eq(0).any_along([1])
 
@@ -141,7 +142,7 @@ def factor_square(a: Value, size: int):
     return lu, permutation, concat([pivots + steps, last], axis=1)
 
 
-def blocked(a: Value, n: Value, block: int):
+def blocked(a: Value, n: Value, block: int, size: int | None = None):
     """`lu_factor`'s ``lu``, ``permutation`` and ``pivots`` of the stack ``a``
     of ``n`` rows, by a ``Loop`` over its blocks of columns.
 
@@ -174,10 +175,10 @@ def blocked(a: Value, n: Value, block: int):
             pivots + steps + start,
         )
 
-    x = padded(a, block, square=True)
+    x = padded(a, block, square=True, size=size)
     numbers = positions(x.dim(1), 1).expand(stack_shape(x, x.shape(1, 2), 1))
-    _, _, lu, permutation, pivots = loop(
-        block_count(n, block), [x, numbers], step, hint="lu"
+    _, _, lu, permutation, pivots = block_loop(
+        n, block, size, [x, numbers], step, hint="lu"
     )
     return [
         cut(unstacked(lu, n, axis=1), n, [2]),

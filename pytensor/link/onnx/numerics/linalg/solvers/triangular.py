@@ -18,6 +18,7 @@ it is, whatever it holds.
 
 from pytensor.link.onnx.numerics.linalg.blocks import (
     block_count,
+    block_loop,
     block_rows,
     block_size,
     by_size,
@@ -26,11 +27,11 @@ from pytensor.link.onnx.numerics.linalg.blocks import (
     lower_triangular_inverse,
     padded,
     padded_to,
+    static,
     unstacked,
 )
 from pytensor.link.onnx.numerics.linalg.stacks import (
     diagonal_mask,
-    loop,
     mT,
     static_masks,
 )
@@ -74,13 +75,15 @@ def substitute(
 
     def blocked_():
         t_ = with_unit_diagonal(t, None) if unit_diagonal else t
-        return [blocked(t_, b, n, block_size(size), lower)]
+        return [blocked(t_, b, n, block_size(size), lower, static(size))]
 
     [x] = by_size(n, size, unrolled, blocked_)
     return x
 
 
-def blocked(t: Value, b: Value, n: Value, block: int, lower: bool) -> Value:
+def blocked(
+    t: Value, b: Value, n: Value, block: int, lower: bool, size: int | None = None
+) -> Value:
     """``x`` with ``t @ x = b`` for the lower (or upper) triangular stack ``t``
     of ``n`` rows, by a ``Loop`` over its blocks from the first (or the last)."""
     t = padded(t, block, square=True)
@@ -103,7 +106,8 @@ def blocked(t: Value, b: Value, n: Value, block: int, lower: bool) -> Value:
         above = columns.slice(0, start.unsqueeze([0]), axis=1)
         return rest.slice(0, start.unsqueeze([0]), axis=1) - above @ solved, solved
 
-    _, solutions = loop(count, [padded(b, block, square=False)], step, hint="solved")
+    start = padded(b, block, square=False, size=size)
+    _, solutions = block_loop(n, block, size, [start], step, hint="solved")
     if not lower:
         # not Gather of Range(count - 1, -1, -1): onnxruntime 1.31.1
         # (optimizations on) returns no rows for it
