@@ -489,6 +489,7 @@ def unit_slice_of(name):
         "both axes": x[3:, 1:2].dimshuffle(("x",)),
         "transposed": x[1:3, 4:].dimshuffle("x", 0),
         "negative step": x[:-2:-1].dimshuffle(1),
+        "after an index": x[2, 1:2].dimshuffle(()),
     }[name]
 
 
@@ -502,6 +503,7 @@ def unit_slice_of(name):
         "both axes",
         "transposed",
         "negative step",
+        "after an index",
         "axis never indexed",
     ],
 )
@@ -509,6 +511,14 @@ def test_a_slice_of_one_row_dropped_keeps_its_values(name):
     x, output = unit_slice_of(name)
     value = np.arange(np.prod(x.type.shape), dtype="float64").reshape(x.type.shape)
     compare_onnx_and_py([x], [output * 1.5], [value])
+
+
+def test_a_slice_of_one_row_beside_a_symbolic_slice():
+    x = pt.dmatrix("x", shape=(4, 5))
+    start, stop = pt.iscalars("start", "stop")
+    output = x[start:stop, 2:3].dimshuffle(0) * 1.5
+    values = [np.arange(20.0).reshape(4, 5), np.int32(1), np.int32(3)]
+    compare_onnx_and_py([x, start, stop], [output], values)
 
 
 @given(

@@ -74,17 +74,18 @@ def by_size(n: Value, size: int | Blocked | None, unrolled, blocked) -> list[Val
     rows) or ``blocked()`` (a ``Loop`` over blocks), lists of stacks.
 
     For a static ``size``, ``unrolled(size)`` up to `BLOCK`; for `BLOCKED`,
-    ``blocked()``; for a dynamic one, an ``If`` on ``n`` chooses among the
-    bounds of `UNROLLED_SIZES` and the ``Loop``.
+    ``blocked()``; for a dynamic one, an ``If`` on ``n <= BLOCK`` chooses
+    the ``Loop`` or an ``If`` among the bounds of `UNROLLED_SIZES`, so that
+    larger matrices pass one ``If`` (each costs onnxruntime several µs).
     """
     if size is BLOCKED:
         return blocked()
     if size is not None:
         return unrolled(size) if 0 < size <= BLOCK else blocked()
-    results = blocked()
-    for bound in reversed(UNROLLED_SIZES):
-        results = either(n <= bound, unrolled(bound), results, ndim=3)
-    return results
+    small = unrolled(UNROLLED_SIZES[-1])
+    for bound in reversed(UNROLLED_SIZES[:-1]):
+        small = either(n <= bound, unrolled(bound), small, ndim=3)
+    return either(n <= BLOCK, small, blocked(), ndim=3)
 
 
 def chosen_once(operation, size: int | None, stacks, cut_axes) -> list[Value]:
