@@ -124,8 +124,9 @@ def block_loop(n: Value, block: int, size: int | None, states, step, hint):
     ``block`` rows that cover ``n``; for a static ``size`` of at most
     `UNROLLED_BLOCKS` blocks, the iterations one after another without a
     ``Loop``."""
-    if size is not None and -(-size // block) <= UNROLLED_BLOCKS:
-        return unrolled_loop(-(-size // block), states, step)
+    blocks = None if size is None else -(-size // block)
+    if blocks is not None and blocks <= UNROLLED_BLOCKS:
+        return unrolled_loop(blocks, states, step)
     return loop(block_count(n, block), states, step, hint=hint)
 
 

@@ -104,8 +104,8 @@ def not_positive(pivots: Value) -> Value:
 
 
 def blocked(a: Value, n: Value, block: int, size: int | None = None) -> Value:
-    """The lower Cholesky factor of the symmetric stack ``a`` of ``n`` rows,
-    by a ``Loop`` over its blocks."""
+    """The lower Cholesky factor of the symmetric stack ``a`` of ``n`` rows
+    (``size`` if static), by `block_loop` over its blocks."""
 
     def step(i, trailing):
         factor, inverse = factor_block(corner(trailing, 0, block), block)

@@ -144,7 +144,8 @@ def factor_square(a: Value, size: int):
 
 def blocked(a: Value, n: Value, block: int, size: int | None = None):
     """`lu_factor`'s ``lu``, ``permutation`` and ``pivots`` of the stack ``a``
-    of ``n`` rows, by a ``Loop`` over its blocks of columns.
+    of ``n`` rows (``size`` if static), by `block_loop` over its blocks of
+    columns.
 
     The ``Loop`` carries the rows not yet finished, all their columns, and
     their numbers in ``a``; each iteration finishes ``block`` of them.

@@ -85,8 +85,9 @@ def blocked(
     t: Value, b: Value, n: Value, block: int, lower: bool, size: int | None = None
 ) -> Value:
     """``x`` with ``t @ x = b`` for the lower (or upper) triangular stack ``t``
-    of ``n`` rows, by a ``Loop`` over its blocks from the first (or the last)."""
-    t = padded(t, block, square=True)
+    of ``n`` rows (``size`` if static), by `block_loop` over its blocks from
+    the first (or the last)."""
+    t = padded(t, block, square=True, size=size)
     blocks = diagonal_blocks(t, block)
     inverses = triangular_inverse(
         blocks.reshape(t.indices([-1, block, block])), block, lower
