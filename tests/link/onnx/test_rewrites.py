@@ -424,14 +424,14 @@ def test_special_functions_of_mostly_distinct_data_stay_whole():
     assert elements_computed(fn, ps.GammaLn) == data.size
 
 
-def gp_like_cholesky_factors():
+def gp_like_cholesky_factors(dtype):
     # PyMC's raveled inputs read a scalar as ``joined[:1]`` reshaped to ``()``
     # in the log-density and as ``joined[0]`` in its gradient; ``exp(...)``
     # of the second has another client, so PyTensor leaves it as
     # ``exp(joined[0])[None, None]`` beside ``exp(joined[0][None, None])``
-    joined = pt.dvector("joined", shape=(2,))
-    distances = np.subtract.outer(np.arange(6.0), np.arange(6.0)) ** 2
-    jitter = 1e-6 * np.eye(6)
+    joined = pt.vector("joined", dtype=dtype, shape=(2,))
+    distances = (np.subtract.outer(np.arange(6.0), np.arange(6.0)) ** 2).astype(dtype)
+    jitter = (1e-6 * np.eye(6)).astype(dtype)
     read_as_slice = pt.exp(joined[:1].reshape(()))
     read_as_index = pt.exp(joined[0])
     factors = [
@@ -440,14 +440,15 @@ def gp_like_cholesky_factors():
     ]
     outputs = [
         pt.log(pt.diagonal(factors[0])).sum(),
-        pt.linalg.solve_triangular(factors[1], np.ones(6), lower=True),
+        pt.linalg.solve_triangular(factors[1], np.ones(6, dtype), lower=True),
         read_as_index * joined[1],
     ]
-    return [joined], outputs, [np.array([0.3, 2.0])]
+    return [joined], outputs, [np.array([0.3, 2.0], dtype)]
 
 
-def test_a_value_read_through_a_slice_and_an_index_is_factored_once():
-    inputs, outputs, values = gp_like_cholesky_factors()
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_value_read_through_a_slice_and_an_index_is_factored_once(dtype):
+    inputs, outputs, values = gp_like_cholesky_factors(dtype)
     fn, _ = compare_onnx_and_py(inputs, outputs, values)
     factorizations = [
         node
@@ -458,20 +459,20 @@ def test_a_value_read_through_a_slice_and_an_index_is_factored_once():
     assert len(factorizations) == 1
 
 
-def test_what_reads_a_value_shuffled_before_or_after_is_computed_once():
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_what_reads_a_value_shuffled_before_or_after_is_computed_once(dtype):
     # ``scaled`` has a client besides the ``DimShuffle``, so PyTensor does not
     # lift that through it, and the two ``gammaln`` calls read different forms
-    x = pt.dscalar("x")
-    matrix = pt.dmatrix("matrix", shape=(2, 3))
+    x = pt.scalar("x", dtype=dtype)
+    matrix = pt.matrix("matrix", dtype=dtype, shape=(2, 3))
     scaled = pt.exp(x) * 2.5
     outputs = [
         scaled,
         pt.gammaln(scaled[None, None] + matrix),
         pt.gammaln(pt.exp(x[None, None]) * 2.5 + matrix),
     ]
-    fn, _ = compare_onnx_and_py(
-        [x, matrix], outputs, [np.array(0.7), np.arange(6.0).reshape(2, 3)]
-    )
+    values = cast_all([0.7, np.arange(6.0).reshape(2, 3)], dtype)
+    fn, _ = compare_onnx_and_py([x, matrix], outputs, values)
     assert elements_computed(fn, ps.GammaLn) == 6
 
 
