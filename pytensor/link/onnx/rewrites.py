@@ -570,8 +570,7 @@ def local_dimshuffle_unit_slice(fgraph, node):
     [sliced] = node.inputs
     if sliced.owner is None or not isinstance(sliced.owner.op, Subtensor):
         return None
-    kept = [axis for axis in node.op.new_order if axis != "x"]
-    dropped = [axis for axis in range(sliced.type.ndim) if axis not in kept]
+    dropped = node.op.drop
     if not dropped:
         return None
     x = sliced.owner.inputs[0]
@@ -645,7 +644,7 @@ def lifted_twin(fgraph, var, shuffle, depth):
     lifted = []
     for inp in node.inputs:
         if isinstance(inp, Constant):
-            lifted.append(dimshuffled_data(inp, shuffle))
+            lifted.append(constant(dimshuffled(inp.data, shuffle), dtype=inp.dtype))
             continue
         twin = next(
             (
@@ -660,40 +659,27 @@ def lifted_twin(fgraph, var, shuffle, depth):
         if twin is None:
             return None
         lifted.append(twin)
-    anchor = next((inp for inp in lifted if not isinstance(inp, np.ndarray)), None)
+    anchor = next((inp for inp in lifted if not isinstance(inp, Constant)), None)
     if anchor is None:
         return None
     for client, _ in fgraph.clients[anchor]:
         if (
             client.op == node.op
             and len(client.inputs) == len(lifted)
-            and all(map(is_lifted_input, client.inputs, lifted))
+            and all(
+                inp is twin or equal_constants(inp, twin)
+                for inp, twin in zip(client.inputs, lifted, strict=True)
+            )
         ):
             return client.outputs[0]
     return None
 
 
-def dimshuffled_data(var: Constant, shuffle: DimShuffle) -> np.ndarray:
-    """The data of the constant ``var`` shuffled as ``shuffle`` does."""
-    data = np.asarray(var.data)
-    kept = [axis for axis in shuffle.new_order if axis != "x"]
-    dropped = tuple(axis for axis in range(data.ndim) if axis not in kept)
-    data = data.squeeze(axis=dropped).transpose(np.argsort(np.argsort(kept)))
-    lengths = iter(data.shape)
-    return data.reshape(
-        [1 if axis == "x" else next(lengths) for axis in shuffle.new_order]
-    )
-
-
-def is_lifted_input(inp, twin) -> bool:
-    if not isinstance(twin, np.ndarray):
-        return inp is twin
-    return (
-        isinstance(inp, Constant)
-        and inp.type.dtype == twin.dtype
-        and np.asarray(inp.data).shape == twin.shape
-        and np.asarray(inp.data).tobytes() == twin.tobytes()
-    )
+def dimshuffled(data, shuffle: DimShuffle) -> np.ndarray:
+    """``data`` shuffled as ``shuffle`` does (its dropped axes have length one)."""
+    data = np.asarray(data)
+    shape = [1 if axis == "x" else data.shape[axis] for axis in shuffle.new_order]
+    return data.transpose([*shuffle.shuffle, *shuffle.drop]).reshape(shape)
 
 
 MERGE_DIMSHUFFLED_TWINS = SequentialGraphRewriter(
