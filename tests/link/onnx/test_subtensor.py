@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pytensor.compile.mode import Mode
 from pytensor.graph.fg import FunctionGraph
-from pytensor.tensor.subtensor import AdvancedIncSubtensor1
+from pytensor.tensor.subtensor import AdvancedIncSubtensor1, advanced_inc_subtensor
 
 import pytensor
 from pytensor.link.onnx import ONNXLinker
@@ -253,11 +253,42 @@ def test_advanced_indexing_dtypes(dtype):
     )
 
 
-def test_mask_of_wrong_shape_raises_index_error():
-    x, m = pt.matrix("x"), pt.matrix("m", dtype="bool")
-    fn = pytensor.function([x, m], x[m], mode="ONNX")
-    with pytest.raises(IndexError):
-        fn(np.zeros((3, 3)), np.ones((2, 3), dtype=bool))
+WRONG_MASKS = {
+    "symbolic mask": (
+        (None, None),
+        lambda x, m: x[m],
+        [pt.matrix("m", dtype="bool")],
+        [np.ones((2, 3), dtype=bool)],
+    ),
+    "constant mask, increment": (
+        (None, None),
+        lambda x: pt.inc_subtensor(x[np.array([True, False, True, True])], 1.0),
+        [],
+        [],
+    ),
+    # x[mask] of this x is refused when the graph is built, its increment not
+    "constant mask, static shape, increment": (
+        (3, 3),
+        lambda x: advanced_inc_subtensor(x, 1.0, pt.as_tensor([True, False])),
+        [],
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "static_shape, index, mask_inputs, mask_values",
+    WRONG_MASKS.values(),
+    ids=WRONG_MASKS.keys(),
+)
+def test_mask_of_wrong_shape_raises_index_error(
+    static_shape, index, mask_inputs, mask_values
+):
+    x = pt.tensor("x", shape=static_shape)
+    for mode in ("ONNX", py_mode):
+        fn = pytensor.function([x, *mask_inputs], index(x, *mask_inputs), mode=mode)
+        with pytest.raises(IndexError):
+            fn(np.zeros((3, 3)), *mask_values)
 
 
 BASIC_UPDATES = {

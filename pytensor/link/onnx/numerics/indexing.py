@@ -158,12 +158,15 @@ def bounds_condition(index, dim) -> Value:
 def mask_indices(x: Value, static_shape, mask: Mask, first_axis: int) -> list:
     """The index arrays NumPy's ``nonzero`` makes of ``mask``, which covers
     the axes of ``x`` from ``first_axis`` on."""
-    covered = static_shape[first_axis : first_axis + mask.ndim]
+    covered = tuple(static_shape[first_axis : first_axis + mask.ndim])
+    message = "boolean index did not match the shape of the indexed dimensions"
     if None in mask.static_shape or None in covered:
+        matches = mask.value.shape().eq(x.shape(first_axis, first_axis + mask.ndim))
+        x.builder.require(matches, IndexError, message)
+    elif tuple(mask.static_shape) != covered:
+        # PyTensor's AdvancedIncSubtensor accepts such a mask; NumPy raises
         x.builder.require(
-            mask.value.shape().eq(x.shape(first_axis, first_axis + mask.ndim)),
-            IndexError,
-            "boolean index did not match the shape of the indexed dimensions",
+            x.constant(False, "bool"), IndexError, message, is_scalar=True
         )
     nonzero = mask.value.apply("NonZero", mask.value)
     return [
