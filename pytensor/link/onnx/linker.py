@@ -5,6 +5,11 @@ from pytensor.link.utils import raise_with_op
 
 from pytensor.link.onnx.rewrites import INCOMPATIBLE_REWRITES, REQUIRED_REWRITES
 from pytensor.link.onnx.session import ONNXRuntimeFailure
+from pytensor.link.onnx.shared_shapes import (
+    ShapeGuardedFunction,
+    shared_shapes,
+    with_static_shapes,
+)
 
 
 class ONNXLinker(JITLinker):
@@ -15,6 +20,12 @@ class ONNXLinker(JITLinker):
     ``onnxruntime.InferenceSession`` (``self.onnx_session``). Each call of the
     compiled function feeds the current input and shared-variable values to
     that session.
+
+    The model is built for the shapes the shared values have when the
+    function is compiled (where their types leave lengths other than 1
+    unknown), so that converters choose the code of those sizes. A call on
+    shared values of other shapes runs a model for any shape, converted on
+    the first such call.
 
     A compiled function pickles with its model; unpickling loads the model
     into a new session without converting the graph again.
@@ -35,17 +46,28 @@ class ONNXLinker(JITLinker):
         graphs on small machines) and all graph optimizations.
     providers
         onnxruntime execution providers, ``["CPUExecutionProvider"]`` by default.
+    specialize_shared_shapes
+        Whether the model is built for the shapes of the shared values
+        (``True``, the default) or for any shape (``False``).
     """
 
     required_rewrites = REQUIRED_REWRITES
     incompatible_rewrites = INCOMPATIBLE_REWRITES
 
     def __init__(
-        self, *args, opset=None, session_options=None, providers=None, **kwargs
+        self,
+        *args,
+        opset=None,
+        session_options=None,
+        providers=None,
+        specialize_shared_shapes=True,
+        **kwargs,
     ):
         self.opset = opset
         self.session_options = session_options
         self.providers = providers
+        self.specialize_shared_shapes = specialize_shared_shapes
+        self.static_shapes = {}
         self.onnx_graph = None
         self.onnx_session = None
         self.updated_vars = {}
@@ -81,29 +103,49 @@ class ONNXLinker(JITLinker):
             opset=self.opset,
             session_options=self.session_options,
             providers=self.providers,
+            specialize_shared_shapes=self.specialize_shared_shapes,
         )
 
-    def fgraph_convert(self, fgraph, **kwargs):
+    def fgraph_convert(self, fgraph, storage_map=None, **kwargs):
+        """The ONNX graph of ``fgraph``, converted once, for the shapes of
+        the shared values in ``storage_map`` (see the class)."""
         if self.onnx_graph is None:
-            from pytensor.link.onnx.builder import DEFAULT_OPSET
-            from pytensor.link.onnx.dispatch import onnx_funcify
-
-            self.onnx_graph = onnx_funcify(
-                fgraph, opset=self.opset or DEFAULT_OPSET, random_generators=True
-            )
+            specialized = None
+            if self.specialize_shared_shapes and storage_map is not None:
+                shapes = shared_shapes(fgraph, storage_map)
+                specialized = with_static_shapes(fgraph, shapes) if shapes else None
+                self.static_shapes = shapes if specialized else {}
+            self.onnx_graph = self.convert(specialized or fgraph)
         return self.onnx_graph
 
+    def convert(self, fgraph):
+        from pytensor.link.onnx.builder import DEFAULT_OPSET
+        from pytensor.link.onnx.dispatch import onnx_funcify
+
+        return onnx_funcify(
+            fgraph, opset=self.opset or DEFAULT_OPSET, random_generators=True
+        )
+
     def jit_compile(self, converted):
+        function = self.session_function(converted)
+        self.onnx_session = function.session
+        if self.static_shapes:
+            return ShapeGuardedFunction(
+                function,
+                self.static_shapes,
+                lambda: self.session_function(self.convert(self.fgraph)),
+            )
+        return function
+
+    def session_function(self, converted):
         from pytensor.link.onnx.session import ONNXFunction
 
-        function = ONNXFunction(
+        return ONNXFunction(
             converted,
             self.fgraph,
             session_options=self.session_options,
             providers=self.providers,
         )
-        self.onnx_session = function.session
-        return function
 
     def create_thunk_inputs(self, storage_map):
         return [storage_map[inp] for inp in self.fgraph.inputs]
@@ -117,7 +159,7 @@ class ONNXLinker(JITLinker):
     ):
         """One thunk running the session: it reads this call's inputs, returns
         its own outputs and, atomically, writes the updates (see the class)."""
-        converted = self.fgraph_convert(self.fgraph)
+        converted = self.fgraph_convert(self.fgraph, storage_map=storage_map)
         run = self.jit_compile(converted)
         fgraph = self.fgraph
         input_cells = self.create_thunk_inputs(storage_map)
