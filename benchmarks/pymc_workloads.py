@@ -57,6 +57,18 @@ def logp_dlogp_case(model):
     return Case([], [], [nuts_start(model)], compile_function=compile_function)
 
 
+def as_data(name, value, containers):
+    """``value``, or a ``pm.Data`` container of it: ``containers`` is
+    ``"symbolic"`` (``pm.Data``'s default shape) or ``"static"``
+    (``shape=value.shape``)."""
+    import pymc as pm
+
+    if containers is None:
+        return value
+    static = {"shape": value.shape} if containers == "static" else {}
+    return pm.Data(name, value, **static)
+
+
 def negative_binomial_regression(quick):
     import pymc as pm
 
@@ -93,7 +105,7 @@ def dirichlet_multinomial(quick):
     return model
 
 
-def gp_marginal_likelihood(quick):
+def gp_marginal_likelihood(quick, containers=None):
     import pymc as pm
 
     n = 10 if quick else 60
@@ -101,6 +113,7 @@ def gp_marginal_likelihood(quick):
     x = np.sort(gen.uniform(0, 10, n))[:, None]
     y = np.sin(x[:, 0]) + gen.normal(0, 0.3, n)
     with pm.Model() as model:
+        x, y = as_data("x", x, containers), as_data("y_observed", y, containers)
         lengthscale = pm.Gamma("lengthscale", alpha=2, beta=1)
         amplitude = pm.HalfNormal("amplitude", sigma=2)
         noise = pm.HalfNormal("noise", sigma=1)
@@ -208,7 +221,7 @@ def logistic_glm(quick):
     return model
 
 
-def radon_hierarchical(quick):
+def radon_hierarchical(quick, containers=None):
     """Varying intercepts and slopes by county, on radon-like synthetic data.
 
     The shape of the classic radon data set (919 houses in 85 counties, a
@@ -223,6 +236,9 @@ def radon_hierarchical(quick):
     county_level = gen.normal(1.5, 0.3, n_counties)
     log_radon = county_level[county] - 0.7 * floor + gen.normal(0, 0.7, n)
     with pm.Model() as model:
+        county = as_data("county", county, containers)
+        floor = as_data("floor", floor, containers)
+        log_radon = as_data("log_radon_observed", log_radon, containers)
         mu_a = pm.Normal("mu_a", 0, 10)
         sigma_a = pm.HalfNormal("sigma_a", 1)
         mu_b = pm.Normal("mu_b", 0, 10)

@@ -10,6 +10,7 @@ The PyMC workloads and the cold start run when PyMC is installed (the
 import importlib.util
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,6 +121,25 @@ def test_pymc_cold_start_reports_seconds_to_the_first_gradient(quick_run):
         assert onnx["reason"].strip()
     text = (tmp_path / "results.txt").read_text(encoding="utf-8")
     assert "Cold start: a fresh process with empty compile caches" in text
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
+)
+def test_shared_shapes_benchmark_times_every_variant():
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "shared_shapes.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for model in ("GP", "radon-like GLM"):
+        for variant in ("ONNX", "ONNX, any shape", "ONNX, shape="):
+            row = rf"^{model} +{re.escape(variant)} +\d+\.\d +\d+\.\d\d$"
+            assert re.search(row, done.stdout, flags=re.MULTILINE), (model, variant)
 
 
 @pytest.mark.slow
