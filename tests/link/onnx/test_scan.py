@@ -706,3 +706,19 @@ def test_checks_onnxruntime_makes_itself_cost_no_loop_output():
 
     assert loop_outputs(onnx_model_of(fn)) == loop_outputs(unchecked)
     np.testing.assert_allclose(fn(np.ones((3, 4)), np.ones((2, 2))), 24.0)
+
+
+def test_an_index_out_of_bounds_in_a_step_raises_index_error():
+    x, positions = pt.vector("x"), pt.lvector("positions")
+    read = scan(
+        lambda position, x: x[position], sequences=[positions], non_sequences=[x]
+    )
+    fn, expected = (
+        pytensor.function([x, positions], read, mode=mode) for mode in ("ONNX", py_mode)
+    )
+    np.testing.assert_array_equal(
+        fn(np.arange(3.0), np.array([2, -3])), expected(np.arange(3.0), [2, -3])
+    )
+    for function in (fn, expected):
+        with pytest.raises(IndexError):
+            function(np.arange(3.0), np.array([0, 3]))

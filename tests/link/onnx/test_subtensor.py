@@ -7,7 +7,7 @@ import pytensor.tensor as pt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pytensor.compile.mode import Mode
+from pytensor.compile.mode import Mode, get_mode
 from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.subtensor import AdvancedIncSubtensor1, advanced_inc_subtensor
 
@@ -606,6 +606,39 @@ def test_out_of_bounds_indices_raise_index_error(index, static_shape, capfd):
         with pytest.raises(IndexError, match=r"out of bounds for axis [0-2]"):
             fn(values, i_value, v_value, 1.0)
     assert "onnxruntime" not in capfd.readouterr().err
+
+
+CONSTANT_INDEX_ARRAYS = {
+    "in bounds": np.array([0, 2, -3, 1]),
+    "too large": np.array([0, 3]),
+    "too negative": np.array([-4, 1]),
+}
+
+
+@pytest.mark.parametrize("static_shape", [(3,), (None,)], ids=["static", "symbolic"])
+@pytest.mark.parametrize(
+    "index", CONSTANT_INDEX_ARRAYS.values(), ids=CONSTANT_INDEX_ARRAYS.keys()
+)
+@pytest.mark.parametrize(
+    "read",
+    [lambda x, index: x[index], lambda x, index: pt.inc_subtensor(x[index], 1.0)],
+    ids=["read", "increment"],
+)
+def test_constant_index_arrays_are_checked_like_numpy(read, index, static_shape):
+    # PyTensor's shape_unsafe rewrites turn some reads into slices, which
+    # fail on a SpecifyShape instead, in every mode
+    onnx_mode = get_mode("ONNX").excluding("shape_unsafe")
+    x = pt.tensor("x", shape=static_shape)
+    functions = [
+        pytensor.function([x], read(x, index), mode=mode)
+        for mode in (onnx_mode, py_mode)
+    ]
+    if np.all((-3 <= index) & (index < 3)):
+        np.testing.assert_array_equal(*(fn(np.arange(3.0)) for fn in functions))
+        return
+    for fn in functions:
+        with pytest.raises(IndexError):
+            fn(np.arange(3.0))
 
 
 def test_out_of_bounds_constant_index_raises_numpys_message():

@@ -71,6 +71,9 @@ class Index:
         if self.var is not None and self.var.type.dtype == "bool":
             return Mask(builder.value(self.name, "bool"), self.var.type.shape)
         ndim = 0 if self.var is None else self.var.type.ndim
+        if ndim and isinstance(self.var, Constant) and self.var.data.size:
+            bounds = (int(self.var.data.min()), int(self.var.data.max()))
+            return ArrayIndex(self.scalar(builder), ndim, bounds=bounds)
         return ArrayIndex(self.scalar(builder), ndim)
 
 
@@ -153,7 +156,7 @@ def onnx_funcify_Subtensor(op, node, builder, inputs, **kwargs):
     )
     for axis in reversed(range(len(entries))):
         if not isinstance(entries[axis], slice):
-            index = checked_index(x, entries[axis], dims[axis], axis)
+            index = checked_index(x, entries[axis], dims[axis], axis, gathered=True)
             result = result.take(index, axis=axis)
     return [result.name]
 
@@ -163,7 +166,7 @@ def onnx_funcify_AdvancedSubtensor1(op, node, builder, inputs, **kwargs):
     x = data_value(builder, node, inputs)
     [index] = index_entries(builder, node, inputs, 1)
     dim = length(x, 0, node.inputs[0].type.shape[0])
-    return [x.take(checked_index(x, index, dim, 0), axis=0).name]
+    return [x.take(checked_index(x, index, dim, 0, gathered=True), axis=0).name]
 
 
 @onnx_funcify.register(AdvancedSubtensor)

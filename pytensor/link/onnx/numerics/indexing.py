@@ -11,7 +11,9 @@ entries.
 
 Integer indices are checked (`checked_index`): the compiled function raises
 NumPy's ``IndexError`` for an index out of bounds, and the graph reads index
-0 there instead, since onnxruntime reports checks only after a run succeeds.
+0 there instead, since onnxruntime reports checks only after a run succeeds,
+except where a ``Gather`` of the main graph fails on the index itself, which
+makes the check free until a run fails.
 """
 
 from dataclasses import dataclass
@@ -35,11 +37,13 @@ INT64_MAX = int(np.iinfo(np.int64).max)
 
 @dataclass(frozen=True)
 class ArrayIndex:
-    """An integer index of ``ndim`` dimensions: an int64 value or a Python int."""
+    """An integer index of ``ndim`` dimensions: an int64 value or a Python int,
+    with the least and greatest of its entries if they are static."""
 
     value: Value | int
     ndim: int
     from_mask: bool = False
+    bounds: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -122,19 +126,35 @@ def positions_along(like: Value, dim) -> Value:
     return zero.apply("Range", zero, dim, 1)
 
 
-def checked_index(like: Value, index: ArrayIndex, dim, axis: int):
+def checked_index(like: Value, index: ArrayIndex, dim, axis: int, gathered=False):
     """``index.value``, required to lie in ``[-dim, dim)`` and replaced by 0 where not.
 
     The compiled function raises NumPy's ``IndexError`` for an index out of
     bounds; reading index 0 there keeps onnxruntime's ``Gather`` and
-    ``ScatterElements`` from failing first. A static index in bounds of a
-    static axis adds no node.
+    ``ScatterElements`` from failing first. Static indices in bounds of a
+    static axis add no node. Where the caller ``gathered`` along an axis of
+    length ``dim`` with the index, onnxruntime fails on an index out of
+    bounds itself: in the main graph, the bounds are then checked only after
+    a failed run, and cost nothing to the runs that succeed.
     """
     value = index.value
     symbolic = isinstance(value, Value) or isinstance(dim, Value)
     if not symbolic and -dim <= value < dim:
         return value
+    if index.bounds is not None and not isinstance(dim, Value):
+        least, greatest = index.bounds
+        if -dim <= least and greatest < dim:
+            return value
     if index.from_mask or not like.builder.keep_checks:
+        return value
+    if symbolic and gathered and not like.builder.nested:
+        like.builder.require(
+            bounds_condition(value, dim),
+            IndexError,
+            f"index out of bounds for axis {axis}",
+            is_scalar=index.ndim == 0,
+            after_failure=True,
+        )
         return value
     in_bounds = (
         bounds_condition(value, dim) if symbolic else like.constant(False, "bool")
@@ -224,7 +244,8 @@ def flat_positions(x: Value, static_shape, entries) -> Positions:
             out_dims = [basic_dim + (block_ndim if basic_dim >= block_start else 0)]
             basic_dim += 1
         else:
-            coords = coords.take(checked_index(x, entry, dims[axis], axis), axis=0)
+            index = checked_index(x, entry, dims[axis], axis, gathered=True)
+            coords = coords.take(index, axis=0)
             out_dims = list(range(block_end - entry.ndim, block_end))
         new_axes = [d for d in range(ndim) if d not in out_dims]
         terms.append(coords.unsqueeze(new_axes) if new_axes else coords)
