@@ -708,13 +708,20 @@ def test_checks_onnxruntime_makes_itself_cost_no_loop_output():
     np.testing.assert_allclose(fn(np.ones((3, 4)), np.ones((2, 2))), 24.0)
 
 
-def test_an_index_out_of_bounds_in_a_step_raises_index_error():
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda position, x: x[position],
+        lambda position, x: pt.inc_subtensor(x[position], 1.0),
+    ],
+    ids=["read", "increment"],
+)
+def test_an_index_out_of_bounds_in_a_step_raises_index_error(step):
     x, positions = pt.vector("x"), pt.lvector("positions")
-    read = scan(
-        lambda position, x: x[position], sequences=[positions], non_sequences=[x]
-    )
+    steps = scan(step, sequences=[positions], non_sequences=[x])
     fn, expected = (
-        pytensor.function([x, positions], read, mode=mode) for mode in ("ONNX", py_mode)
+        pytensor.function([x, positions], steps, mode=mode)
+        for mode in ("ONNX", py_mode)
     )
     np.testing.assert_array_equal(
         fn(np.arange(3.0), np.array([2, -3])), expected(np.arange(3.0), [2, -3])

@@ -156,7 +156,9 @@ def onnx_funcify_Subtensor(op, node, builder, inputs, **kwargs):
     )
     for axis in reversed(range(len(entries))):
         if not isinstance(entries[axis], slice):
-            index = checked_index(x, entries[axis], dims[axis], axis, gathered=True)
+            index = checked_index(
+                x, entries[axis], dims[axis], axis, fails_out_of_bounds=True
+            )
             result = result.take(index, axis=axis)
     return [result.name]
 
@@ -166,7 +168,9 @@ def onnx_funcify_AdvancedSubtensor1(op, node, builder, inputs, **kwargs):
     x = data_value(builder, node, inputs)
     [index] = index_entries(builder, node, inputs, 1)
     dim = length(x, 0, node.inputs[0].type.shape[0])
-    return [x.take(checked_index(x, index, dim, 0, gathered=True), axis=0).name]
+    return [
+        x.take(checked_index(x, index, dim, 0, fails_out_of_bounds=True), axis=0).name
+    ]
 
 
 @onnx_funcify.register(AdvancedSubtensor)
@@ -199,7 +203,7 @@ def distinct_rows(builder, node, x: Value, inputs):
     [entry] = entries
     dim = length(x, 0, node.inputs[0].type.shape[0])
     if isinstance(entry, ArrayIndex):
-        rows = checked_index(x, entry, dim, 0)
+        rows = checked_index(x, entry, dim, 0, fails_out_of_bounds=True)
         if entry.ndim:
             return rows, node.inputs[2].type.shape[0]
         if isinstance(rows, int):

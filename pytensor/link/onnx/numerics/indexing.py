@@ -12,8 +12,8 @@ entries.
 Integer indices are checked (`checked_index`): the compiled function raises
 NumPy's ``IndexError`` for an index out of bounds, and the graph reads index
 0 there instead, since onnxruntime reports checks only after a run succeeds,
-except where a ``Gather`` of the main graph fails on the index itself, which
-makes the check free until a run fails.
+except where a ``Gather`` or ``ScatterElements`` of the main graph fails on
+the index itself, which makes the check free until a run fails.
 """
 
 from dataclasses import dataclass
@@ -126,16 +126,19 @@ def positions_along(like: Value, dim) -> Value:
     return zero.apply("Range", zero, dim, 1)
 
 
-def checked_index(like: Value, index: ArrayIndex, dim, axis: int, gathered=False):
+def checked_index(
+    like: Value, index: ArrayIndex, dim, axis: int, fails_out_of_bounds=False
+):
     """``index.value``, required to lie in ``[-dim, dim)`` and replaced by 0 where not.
 
     The compiled function raises NumPy's ``IndexError`` for an index out of
     bounds; reading index 0 there keeps onnxruntime's ``Gather`` and
     ``ScatterElements`` from failing first. Static indices in bounds of a
-    static axis add no node. Where the caller ``gathered`` along an axis of
-    length ``dim`` with the index, onnxruntime fails on an index out of
-    bounds itself: in the main graph, the bounds are then checked only after
-    a failed run, and cost nothing to the runs that succeed.
+    static axis add no node. Where the caller reads or writes along an axis
+    of length ``dim`` with the index (``Gather``, ``ScatterElements``),
+    onnxruntime ``fails_out_of_bounds`` itself: in the main graph, the bounds
+    are then checked only after a failed run, and cost nothing to the runs
+    that succeed.
     """
     value = index.value
     symbolic = isinstance(value, Value) or isinstance(dim, Value)
@@ -147,7 +150,7 @@ def checked_index(like: Value, index: ArrayIndex, dim, axis: int, gathered=False
             return value
     if index.from_mask or not like.builder.keep_checks:
         return value
-    if symbolic and gathered and not like.builder.nested:
+    if symbolic and fails_out_of_bounds and not like.builder.nested:
         like.builder.require(
             bounds_condition(value, dim),
             IndexError,
@@ -244,7 +247,7 @@ def flat_positions(x: Value, static_shape, entries) -> Positions:
             out_dims = [basic_dim + (block_ndim if basic_dim >= block_start else 0)]
             basic_dim += 1
         else:
-            index = checked_index(x, entry, dims[axis], axis, gathered=True)
+            index = checked_index(x, entry, dims[axis], axis, fails_out_of_bounds=True)
             coords = coords.take(index, axis=0)
             out_dims = list(range(block_end - entry.ndim, block_end))
         new_axes = [d for d in range(ndim) if d not in out_dims]
