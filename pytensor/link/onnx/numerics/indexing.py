@@ -150,15 +150,6 @@ def checked_index(
             return value
     if index.from_mask or not like.builder.keep_checks:
         return value
-    if symbolic and fails_out_of_bounds and not like.builder.nested:
-        like.builder.require(
-            bounds_condition(value, dim),
-            IndexError,
-            f"index out of bounds for axis {axis}",
-            is_scalar=index.ndim == 0,
-            after_failure=True,
-        )
-        return value
     in_bounds = (
         bounds_condition(value, dim) if symbolic else like.constant(False, "bool")
     )
@@ -167,7 +158,18 @@ def checked_index(
         message = f"index {value} is out of bounds for axis {axis}"
     if isinstance(dim, int):
         message += f" with size {dim}"
-    like.builder.require(in_bounds, IndexError, message, is_scalar=index.ndim == 0)
+    checked_by_onnxruntime = (
+        symbolic and fails_out_of_bounds and not like.builder.nested
+    )
+    like.builder.require(
+        in_bounds,
+        IndexError,
+        message,
+        is_scalar=index.ndim == 0,
+        after_failure=checked_by_onnxruntime,
+    )
+    if checked_by_onnxruntime:
+        return value
     return where(in_bounds, value, 0) if symbolic else 0
 
 
