@@ -142,10 +142,9 @@ def checked_index(
     """
     value = index.value
     symbolic = isinstance(value, Value) or isinstance(dim, Value)
-    if not symbolic and -dim <= value < dim:
-        return value
-    if index.bounds is not None and not isinstance(dim, Value):
-        least, greatest = index.bounds
+    bounds = (value, value) if isinstance(value, int) else index.bounds
+    if bounds is not None and not isinstance(dim, Value):
+        least, greatest = bounds
         if -dim <= least and greatest < dim:
             return value
     if index.from_mask or not like.builder.keep_checks:
