@@ -142,6 +142,24 @@ def test_shared_shapes_benchmark_times_every_variant():
             assert re.search(row, done.stdout, flags=re.MULTILINE), (model, variant)
 
 
+def test_node_cost_benchmark_prints_costs_and_a_budget_per_pymc_workload():
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "node_cost.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert re.search(r"^per node +\d+\.\d+ us +\d+\.\d+ us$", done.stdout, re.MULTILINE)
+    latest = json.loads(
+        (BENCHMARKS / "latest" / "pymc" / "results.json").read_text(encoding="utf-8")
+    )
+    for workload in latest["workloads"]:
+        row = rf"^{re.escape(workload['name'])} +\d+\.\dus +\d+\.\dus +\d+ +\d+ +\d+$"
+        assert re.search(row, done.stdout, re.MULTILINE), workload["name"]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(PYMC_INSTALLED, reason="PyMC is installed: its workloads run")
 def test_without_pymc_its_workloads_are_skipped_with_the_reason(tmp_path):
