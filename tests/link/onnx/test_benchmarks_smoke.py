@@ -50,6 +50,19 @@ def run_quick(out, *args):
     return json.loads((out / "results.json").read_text(encoding="utf-8"))
 
 
+def run_script_quick(script):
+    """The output of a script of benchmarks/ run with ``--quick``, which succeeded."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
 def assert_reported(result):
     if result["status"] == "ok":
         assert all(math.isfinite(s) and s > 0 for s in result["samples_s"])
@@ -128,14 +141,7 @@ def test_pymc_cold_start_reports_seconds_to_the_first_gradient(quick_run):
     not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
 )
 def test_shared_shapes_benchmark_times_every_variant():
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "shared_shapes.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_script_quick("shared_shapes.py")
     for model in ("GP", "radon-like GLM"):
         for variant in ("ONNX", "ONNX, any shape", "ONNX, shape="):
             row = rf"^{model} +{re.escape(variant)} +\d+\.\d +\d+\.\d\d$"
@@ -143,14 +149,7 @@ def test_shared_shapes_benchmark_times_every_variant():
 
 
 def test_node_cost_benchmark_prints_costs_and_a_budget_per_pymc_workload():
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "node_cost.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_script_quick("node_cost.py")
     assert re.search(r"^per node +\d+\.\d+ us +\d+\.\d+ us$", done.stdout, re.MULTILINE)
     latest = json.loads(
         (BENCHMARKS / "latest" / "pymc" / "results.json").read_text(encoding="utf-8")
