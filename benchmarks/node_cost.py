@@ -65,12 +65,16 @@ def chain_call(length, size):
     import numpy as np
     import onnxruntime as ort
 
-    from pytensor.link.onnx.session import default_session_options
+    from pytensor.link.onnx.session import (
+        DISABLED_OPTIMIZERS,
+        default_session_options,
+    )
 
     session = ort.InferenceSession(
         chain_model(length, size).SerializeToString(),
         sess_options=default_session_options(),
         providers=["CPUExecutionProvider"],
+        disabled_optimizers=list(DISABLED_OPTIMIZERS),
     )
     feed = {"x": np.linspace(0.5, 1.5, size)}
     return partial(session._sess.run, ["y"], feed, ort.RunOptions())
