@@ -121,7 +121,9 @@ class ONNXLinker(JITLinker):
     def convert(self, fgraph):
         from pytensor.link.onnx.builder import DEFAULT_OPSET
         from pytensor.link.onnx.dispatch import onnx_funcify
+        from pytensor.link.onnx.pymc import register_converters
 
+        register_converters()
         return onnx_funcify(
             fgraph, opset=self.opset or DEFAULT_OPSET, random_generators=True
         )

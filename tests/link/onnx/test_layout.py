@@ -9,6 +9,7 @@ export and import.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,34 @@ def test_no_module_reaches_itself_through_imports():
 
     cycles = sorted(m for m in IMPORTS if m in reachable(m) and m != PACKAGE)
     assert not cycles, f"modules in import cycles: {cycles}"
+
+
+PYMC_MODULES = sorted((ROOT / "pymc").rglob("*.py"))
+
+
+def pymc_names_imported(path: Path) -> set[str]:
+    """The names ``path`` imports from PyMC (``from pymc.x import Name``)."""
+    return {
+        alias.asname or alias.name
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").partition(".")[0] == "pymc"
+        for alias in node.names
+    }
+
+
+def test_only_the_pymc_subpackage_knows_pymc():
+    """PyMC's classes are registered from ``pymc/``: no other module imports
+    PyMC, names one of the classes ``pymc/`` imports, or recognises PyMC's
+    classes by their module."""
+    import pytensor.tensor.random.basic as pytensor_random
+
+    pymc_names = set().union(*map(pymc_names_imported, PYMC_MODULES))
+    pymc_names -= set(dir(pytensor_random))  # WaldRV is PyTensor's too
+    assert {"TruncatedNormalRV", "SplineWrapper"} <= pymc_names
+    word = re.compile(rf"\b({'|'.join(sorted(pymc_names))})\b")
+    for path in set(ROOT.rglob("*.py")) - set(PYMC_MODULES):
+        source = path.read_text()
+        assert not pymc_names_imported(path), path
+        assert not re.search(r"[\"']pymc[\"']", source), path
+        assert not word.search(source), (path, word.search(source))

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytensor.tensor as pt
+import pytensor.tensor.random.basic as ptr
 import pytest
 import scipy.stats as stats
 from hypothesis import given
@@ -29,6 +30,7 @@ from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
 from pytensor.link.onnx.dispatch import random as random_dispatch
+from pytensor.link.onnx.pymc import register_converters
 from tests.link.onnx.utils import MIN_P_VALUE, onnx_model_of, random_variable
 
 
@@ -554,7 +556,7 @@ def test_unsupported_distributions_raise_with_their_name_and_reason(name):
     pm = pytest.importorskip("pymc")
     x = PYMC_UNSUPPORTED[name](pm)
     op = x.owner.op
-    reason = random_dispatch.UNSUPPORTED[type(op).__name__]
+    reason = unsupported_reason(type(op))
     with pytest.raises(
         NotImplementedError, match=rf"(?s)no sampler for the {op.name} "
     ):
@@ -601,10 +603,52 @@ def documented_statuses():
     return dict(rows)
 
 
+def unsupported_reason(rv_class):
+    """Why ``rv_class`` has no sampler, ``None`` if it has one."""
+    register_converters()
+    try:
+        random_dispatch.sampler_of(rv_class)
+    except NotImplementedError as err:
+        return str(err)
+    return None
+
+
 def test_every_random_variable_samples_or_is_documented_unsupported():
     documented = documented_statuses()
     for cls in random_variable_classes():
-        converts = random_dispatch.converter_of(cls) is not None
-        assert converts or cls.__name__ in random_dispatch.UNSUPPORTED, cls
-        expected = "samples" if converts else random_dispatch.UNSUPPORTED[cls.__name__]
-        assert documented.get(cls.__name__) == expected, cls
+        reason = unsupported_reason(cls)
+        assert reason != random_dispatch.NO_SAMPLER_YET, cls
+        assert documented.get(cls.__name__) == (reason or "samples"), cls
+
+
+class GeometricSubclassRV(ptr.GeometricRV):
+    """Draws as its base class (only dispatch entries of its own, as PyMC's tests)."""
+
+
+class RedrawnGeometricRV(ptr.GeometricRV):
+    """Draws another distribution than its base class."""
+
+    @classmethod
+    def rng_fn(cls, rng, p, size):
+        return rng.poisson(1 / p, size=size)
+
+
+def test_a_subclass_samples_like_its_base_class():
+    def draws(rv_class):
+        rng = shared(np.random.default_rng(3))
+        x = rv_class()(np.array([0.1, 0.5, 0.9]), size=(1000, 3), rng=rng)
+        return pytensor.function([], x, mode="ONNX")()
+
+    np.testing.assert_array_equal(
+        draws(GeometricSubclassRV), draws(type(pt.random.geometric))
+    )
+
+
+def test_a_subclass_that_draws_differently_needs_its_own_sampler():
+    x = RedrawnGeometricRV()(0.5, rng=shared(np.random.default_rng(0)))
+    with pytest.raises(
+        NotImplementedError,
+        match=r"RedrawnGeometricRV overrides rng_fn of GeometricRV, so it may draw "
+        "another distribution",
+    ):
+        pytensor.function([], x, mode="ONNX")

@@ -15,14 +15,17 @@ chain ``rng -> next_rng -> ...`` gives each node its own key.
 Samplers that need rejection (gamma, Poisson, binomial, von Mises,
 Pólya-Gamma) run all draws at once, then the pending ones in an ONNX ``Loop``
 until every draw is accepted (see `pytensor.link.onnx.numerics.random.until_accepted`).
-Parameters that NumPy (or PyMC) rejects raise the ``ValueError`` it raises
-(`PARAMETER_CHECKS`, `PYMC_PARAMETER_CHECKS`).
+Samplers are registered per ``RandomVariable`` class in `onnx_sample` and
+found through the class hierarchy (`sampler_of`); those of PyMC's
+distributions in `pytensor.link.onnx.pymc.random`. Parameters that NumPy (or
+the distribution's own sampler) rejects raise the ``ValueError`` it raises
+(the ``checks`` of `register_sampler`).
 
 Limits: normal draws stay within 8.6 standard deviations (``u >= 2**-53``),
 exponential-type tails within 37 scales; ``integers`` is uniform up to a
 relative bias below ``width / 2**64`` (no rejection step); a non-positive
-definite covariance gives NaN draws where NumPy raises. `UNSUPPORTED` lists
-the distributions without a sampler and why.
+definite covariance gives NaN draws where NumPy raises. `register_unsupported`
+records the distributions without a sampler and why.
 
 In inner graphs keys are values like any other: a ``Scan`` carries them
 through its ``Loop`` (see `pytensor.link.onnx.dispatch.scan`) and an
@@ -30,6 +33,7 @@ through its ``Loop`` (see `pytensor.link.onnx.dispatch.scan`) and an
 """
 
 from collections.abc import Callable
+from functools import singledispatch
 
 import numpy as np
 import pytensor.tensor.random.basic as ptr
@@ -58,6 +62,55 @@ def onnx_typify_Generator(rng, dtype=None, **kwargs):
     return np.asarray(draw_key(custom_rng_deepcopy(rng)), dtype=RANDOM_KEY_DTYPE)
 
 
+@singledispatch
+def onnx_sample(op, node, builder, draws: Draws, params) -> Value:
+    """The float64 (or integer) draws of the ``RandomVariable`` ``op``.
+
+    Registered per ``RandomVariable`` class and dispatched through the class
+    hierarchy, as ``jax_sample_fn`` is: a subclass samples like its nearest
+    registered base class unless it draws differently (see `sampler_of`).
+    ``params`` are the ONNX values of the distribution parameters; `draws`
+    gives the uniform bits of the draws' shape.
+    """
+    raise NotImplementedError(NO_SAMPLER_YET)
+
+
+NO_SAMPLER_YET = "it has no ONNX sampler yet"
+
+
+def register_sampler(rv_class: type, sampler: Callable[..., Value], checks=()):
+    """Register ``sampler(draws, *params)`` for ``rv_class``, with float64 parameters.
+
+    ``checks`` are ``(condition(*params), message)`` pairs: where a condition
+    does not hold, the function raises ``ValueError(message)`` as NumPy's (or
+    the distribution's own) sampler does.
+    """
+
+    def sample(op, node, builder, draws, params) -> Value:
+        values = param_values(builder, node, params, "float64")
+        for condition, message in checks:
+            builder.require(condition(*values), ValueError, message)
+        return sampler(draws, *values)
+
+    onnx_sample.register(rv_class)(sample)
+
+
+def register_unsupported(rv_class: type, reason: str):
+    """Record that ``rv_class`` has no sampler, and why."""
+
+    def refuse(op, node, builder, draws, params) -> Value:
+        raise NotImplementedError(reason)
+
+    refuse.unsupported_reason = reason
+    onnx_sample.register(rv_class)(refuse)
+
+
+@singledispatch
+def onnx_core_shape(op, node, values) -> Value | None:
+    """The int64 core shape of a draw of ``op``, if it is not that of a parameter."""
+    return None
+
+
 def geometric(draws, p):
     # P(X > k) = (1 - p) ** k; p = 1 gives -0 trials before the floor at 1
     trials = (draws.open_uniform().log() / log1p(-p)).ceil()
@@ -68,7 +121,7 @@ def truncated_exponential(draws, b, loc, scale):
     return loc - scale * log1p(draws.uniform() * expm1(-b))
 
 
-SAMPLERS: dict[type, Callable[..., Value]] = {
+for rv_class, sampler in {
     ptr.UniformRV: random.uniform,
     ptr.NormalRV: random.normal,
     ptr.HalfNormalRV: random.half_normal,
@@ -86,119 +139,80 @@ SAMPLERS: dict[type, Callable[..., Value]] = {
     ptr.WaldRV: random.wald,
     ptr.BernoulliRV: random.bernoulli,
     ptr.GeometricRV: geometric,
-    ptr.GammaRV: random_gamma.gamma,
-    ptr.InvGammaRV: random_gamma.inverse_gamma,
     ptr.GenGammaRV: random_gamma.generalized_gamma,
-    ptr.BetaRV: random_gamma.beta,
     ptr.DirichletRV: random_gamma.dirichlet,
-    ptr.StudentTRV: random_gamma.student_t,
-    ptr.PoissonRV: random_discrete.poisson,
-    ptr.BinomialRV: random_discrete.binomial,
-    ptr.NegBinomialRV: random_discrete.negative_binomial,
-    ptr.BetaBinomialRV: random_discrete.beta_binomial,
-    ptr.HyperGeometricRV: random_discrete.hypergeometric,
-    ptr.VonMisesRV: random_continuous.von_mises,
-}
-
-
-def pymc_wald(draws, mu, lam, alpha):
-    return random.wald(draws, mu, lam) + alpha
-
-
-# PyMC's RandomVariables, by class name (PyMC is not imported here)
-PYMC_SAMPLERS: dict[str, Callable[..., Value]] = {
-    "TruncatedNormalRV": random_continuous.truncated_normal,
-    "SkewNormalRV": random_continuous.skew_normal,
-    "SkewStudentTRV": random_gamma.skew_student_t,
-    "RiceRV": random_continuous.rice,
-    "MoyalRV": random_continuous.moyal,
-    "WaldRV": pymc_wald,
-    "InterpolatedRV": random_continuous.interpolated,
-    "PolyaGammaRV": random_continuous.polya_gamma,
-    "MatrixNormalRV": random_multivariate.matrix_normal,
-    "WishartRV": random_multivariate.wishart,
-    "CARRV": lambda draws, mu, w, alpha, tau, w_is_valid: (
-        random_multivariate.conditional_autoregression(draws, mu, w, alpha, tau)
-    ),
-    "StickBreakingWeightsRV": lambda draws, alpha, k: (
-        random_multivariate.stick_breaking_weights(draws, alpha)
-    ),
-}
+}.items():
+    register_sampler(rv_class, sampler)
 
 # What NumPy's generator raises ValueError for, by distribution: a condition
 # every parameter must meet (NaN parameters give NaN draws unless excluded).
-PARAMETER_CHECKS: dict[type, list[tuple[Callable[..., Value], str]]] = {
-    ptr.GammaRV: [(lambda shape, scale: ~(shape < 0.0), "shape < 0")],
-    ptr.InvGammaRV: [(lambda shape, scale: ~(shape < 0.0), "shape < 0")],
-    ptr.BetaRV: [
-        (lambda a, b: ~(a <= 0.0), "a <= 0"),
-        (lambda a, b: ~(b <= 0.0), "b <= 0"),
-    ],
-    ptr.StudentTRV: [(lambda df, loc, scale: ~(df <= 0.0), "df <= 0")],
-    ptr.VonMisesRV: [(lambda mu, kappa: ~(kappa < 0.0), "kappa < 0")],
-    ptr.PoissonRV: [
-        (lambda lam: lam >= 0.0, "lam < 0 or lam is NaN"),
-        (lambda lam: lam < 2.0**63 - 2.0**53, "lam value too large"),
-    ],
-    ptr.BinomialRV: [
-        (lambda n, p: n >= 0.0, "n < 0"),
-        (lambda n, p: (p >= 0.0) & (p <= 1.0), "p < 0, p > 1 or p is NaN"),
-    ],
-    ptr.NegBinomialRV: [
-        (lambda n, p: n > 0.0, "n <= 0"),
-        (lambda n, p: (p > 0.0) & (p <= 1.0), "p <= 0, p > 1 or p contains NaNs"),
-    ],
-    ptr.HyperGeometricRV: [
-        (lambda good, bad, sample: good >= 0.0, "ngood < 0"),
-        (lambda good, bad, sample: bad >= 0.0, "nbad < 0"),
-        (lambda good, bad, sample: sample >= 0.0, "nsample < 0"),
-        (lambda good, bad, sample: good + bad >= sample, "ngood + nbad < nsample"),
-    ],
-    ptr.MultinomialRV: [
-        (lambda n, p: n >= 0.0, "n < 0"),
-        (
-            lambda n, p: (p >= 0.0) & (p <= 1.0),
-            "pvals < 0, pvals > 1 or pvals contains NaNs",
-        ),
-    ],
-}
+for rv_class, sampler, checks in [
+    (ptr.GammaRV, random_gamma.gamma, [(lambda a, s: ~(a < 0.0), "shape < 0")]),
+    (
+        ptr.InvGammaRV,
+        random_gamma.inverse_gamma,
+        [(lambda a, s: ~(a < 0.0), "shape < 0")],
+    ),
+    (
+        ptr.BetaRV,
+        random_gamma.beta,
+        [(lambda a, b: ~(a <= 0.0), "a <= 0"), (lambda a, b: ~(b <= 0.0), "b <= 0")],
+    ),
+    (
+        ptr.StudentTRV,
+        random_gamma.student_t,
+        [(lambda df, loc, scale: ~(df <= 0.0), "df <= 0")],
+    ),
+    (
+        ptr.VonMisesRV,
+        random_continuous.von_mises,
+        [(lambda mu, kappa: ~(kappa < 0.0), "kappa < 0")],
+    ),
+    (
+        ptr.PoissonRV,
+        random_discrete.poisson,
+        [
+            (lambda lam: lam >= 0.0, "lam < 0 or lam is NaN"),
+            (lambda lam: lam < 2.0**63 - 2.0**53, "lam value too large"),
+        ],
+    ),
+    (
+        ptr.BinomialRV,
+        random_discrete.binomial,
+        [
+            (lambda n, p: n >= 0.0, "n < 0"),
+            (lambda n, p: (p >= 0.0) & (p <= 1.0), "p < 0, p > 1 or p is NaN"),
+        ],
+    ),
+    (
+        ptr.NegBinomialRV,
+        random_discrete.negative_binomial,
+        [
+            (lambda n, p: n > 0.0, "n <= 0"),
+            (lambda n, p: (p > 0.0) & (p <= 1.0), "p <= 0, p > 1 or p contains NaNs"),
+        ],
+    ),
+    (ptr.BetaBinomialRV, random_discrete.beta_binomial, []),
+    (
+        ptr.HyperGeometricRV,
+        random_discrete.hypergeometric,
+        [
+            (lambda good, bad, sample: good >= 0.0, "ngood < 0"),
+            (lambda good, bad, sample: bad >= 0.0, "nbad < 0"),
+            (lambda good, bad, sample: sample >= 0.0, "nsample < 0"),
+            (lambda good, bad, sample: good + bad >= sample, "ngood + nbad < nsample"),
+        ],
+    ),
+]:
+    register_sampler(rv_class, sampler, checks)
 
-# PyMC's, by class name: the errors of its rng_fn (or SciPy's)
-PYMC_PARAMETER_CHECKS: dict[str, list[tuple[Callable[..., Value], str]]] = {
-    "WishartRV": [
-        (
-            lambda nu, v: nu > v.shape(-1).cast("float64") - 1.0,
-            "Degrees of freedom must be greater than the dimension of scale "
-            "matrix minus 1.",
-        )
-    ],
-    "CARRV": [
-        (lambda *params: params[-1] > 0.0, "W must be a valid adjacency matrix"),
-        (
-            lambda mu, w, alpha, tau, valid: (alpha < 1.0) & (alpha > -1.0),
-            "the domain of alpha is: -1 < alpha < 1",
-        ),
-    ],
-    "StickBreakingWeightsRV": [(lambda alpha, k: k >= 0.0, "K needs to be positive.")],
-    "PolyaGammaRV": [
-        (
-            lambda h, z: random_continuous.polya_gamma_draws(h),
-            "the ONNX backend draws PolyaGamma(h, z) only for integer h from 1 to "
-            f"{random_continuous.MAX_POLYA_GAMMA_SHAPE} (sums of h PG(1, z) "
-            "draws); PyMC's polyagamma package also draws non-integer h",
-        )
-    ],
-}
-
-# Distributions without a sampler, by class name, and why
-UNSUPPORTED: dict[str, str] = {
-    "FlatRV": "an improper distribution: PyMC cannot draw from it either",
-    "HalfFlatRV": "an improper distribution: PyMC cannot draw from it either",
-    "CustomDistRV": "it draws with a user's Python function, which ONNX cannot run",
-    "SimulatorRV": "it draws with a user's Python function, which ONNX cannot run",
-    "ICARRV": "an improper distribution (its precision matrix is singular): "
-    "PyMC cannot draw from it either",
-}
+MULTINOMIAL_CHECKS = [
+    (lambda n, p: n >= 0.0, "n < 0"),
+    (
+        lambda n, p: (p >= 0.0) & (p <= 1.0),
+        "pvals < 0, pvals > 1 or pvals contains NaNs",
+    ),
+]
 
 
 def param_values(builder, node, params, dtype=None):
@@ -209,30 +223,10 @@ def param_values(builder, node, params, dtype=None):
     ]
 
 
-def sampler_of(op):
-    if type(op).__module__.split(".")[0] == "pymc":
-        return PYMC_SAMPLERS.get(type(op).__name__)
-    return SAMPLERS.get(type(op))
-
-
-def check_parameters(op, builder, values):
-    if type(op).__module__.split(".")[0] == "pymc":
-        checks = PYMC_PARAMETER_CHECKS.get(type(op).__name__, ())
-    else:
-        checks = PARAMETER_CHECKS.get(type(op), ())
-    for condition, message in checks:
-        builder.require(condition(*values), ValueError, message)
-
-
-def sample_transformed(op, node, builder, draws, params) -> Value:
-    values = param_values(builder, node, params, "float64")
-    check_parameters(op, builder, values)
-    return sampler_of(op)(draws, *values)
-
-
 # Distributions computed on integers or on whole parameter vectors
 
 
+@onnx_sample.register(ptr.IntegersRV)
 def sample_integers(op, node, builder, draws, params) -> Value:
     low, high = param_values(builder, node, params)
     if builder.keep_checks:
@@ -241,15 +235,18 @@ def sample_integers(op, node, builder, draws, params) -> Value:
     return random.integers(draws, low.cast("uint64"), high.cast("uint64"))
 
 
+@onnx_sample.register(ptr.CategoricalRV)
 def sample_categorical(op, node, builder, draws, params) -> Value:
     return random.categorical(draws, *param_values(builder, node, params))
 
 
+@onnx_sample.register(ptr.MvNormalRV)
 def sample_multivariate_normal(op, node, builder, draws, params) -> Value:
     mean, cov = param_values(builder, node, params, "float64")
     return random_multivariate.multivariate_normal(draws, mean, cov, op.method)
 
 
+@onnx_sample.register(ptr.MultinomialRV)
 def sample_multinomial(op, node, builder, draws, params) -> Value:
     n_categories = node.outputs[1].type.shape[-1]
     if n_categories is None:
@@ -259,16 +256,12 @@ def sample_multinomial(op, node, builder, draws, params) -> Value:
             "of p's last axis)"
         )
     values = param_values(builder, node, params, "float64")
-    check_parameters(op, builder, values)
+    for condition, message in MULTINOMIAL_CHECKS:
+        builder.require(condition(*values), ValueError, message)
     return random_discrete.multinomial(draws, *values, n_categories)
 
 
-def sample_discrete_uniform(op, node, builder, draws, params) -> Value:
-    low, high = param_values(builder, node, params, "int64")
-    builder.require(low <= high, ValueError, "low > high")
-    return random.integers(draws, low.cast("uint64"), (high + 1).cast("uint64"))
-
-
+@onnx_sample.register(ptr.ChoiceWithoutReplacement)
 def sample_choice_without_replacement(op, node, builder, draws, params) -> Value:
     items, *p, _ = param_values(builder, node, params)
     return random_order.choice_without_replacement(
@@ -281,33 +274,11 @@ def sample_choice_without_replacement(op, node, builder, draws, params) -> Value
     )
 
 
+@onnx_sample.register(ptr.PermutationRV)
 def sample_permutation(op, node, builder, draws, params) -> Value:
     [items] = param_values(builder, node, params)
     n_batch, n_core = op.batch_ndim(node), op.ndims_params[0]
     return random_order.permutation(draws, items, n_batch, n_core)
-
-
-NON_TRANSFORM_SAMPLERS = {
-    ptr.ChoiceWithoutReplacement: sample_choice_without_replacement,
-    ptr.PermutationRV: sample_permutation,
-    ptr.MultinomialRV: sample_multinomial,
-    ptr.IntegersRV: sample_integers,
-    ptr.CategoricalRV: sample_categorical,
-    ptr.MvNormalRV: sample_multivariate_normal,
-}
-
-
-def sample_clipped_beta(op, node, builder, draws, params) -> Value:
-    # PyMC clips its beta draws to [eps, 1 - eps] of their dtype
-    eps = float(np.finfo(node.outputs[1].type.dtype).eps)
-    x = random_gamma.beta(draws, *param_values(builder, node, params, "float64"))
-    return where(x < eps, eps, where(x > 1.0 - eps, 1.0 - eps, x))
-
-
-PYMC_NON_TRANSFORM_SAMPLERS = {
-    "DiscreteUniformRV": sample_discrete_uniform,
-    "BetaClippedRV": sample_clipped_beta,
-}
 
 
 # The converter
@@ -333,6 +304,7 @@ def params_batch_shape(builder, op, node, params) -> Value:
     return shape
 
 
+@onnx_core_shape.register(ptr.ChoiceWithoutReplacement)
 def choice_core_shape(op, node, values) -> Value:
     items, *_, core_shape = values
     n_chosen = node.inputs[-1].type.shape[-1]
@@ -341,20 +313,9 @@ def choice_core_shape(op, node, values) -> Value:
     return concat([counts.cast("int64"), *rest], axis=0)
 
 
+@onnx_core_shape.register(ptr.PermutationRV)
 def permutation_core_shape(op, node, values) -> Value:
     return random_order.number_of_items(values[0], op.ndims_params[0])
-
-
-def stick_breaking_core_shape(op, node, values) -> Value:
-    return random_order.number_of_items(values[1], 0) + 1
-
-
-# Core shapes that are not the core shape of a parameter
-CORE_SHAPES = {
-    ptr.ChoiceWithoutReplacement: choice_core_shape,
-    ptr.PermutationRV: permutation_core_shape,
-    "StickBreakingWeightsRV": stick_breaking_core_shape,
-}
 
 
 def draw_shape(builder, op, node, inputs) -> Value:
@@ -369,10 +330,10 @@ def draw_shape(builder, op, node, inputs) -> Value:
         batch_shape = builder.value(inputs[1], size_var.type.dtype).cast("int64")
     if op.ndim_supp == 0:
         return batch_shape
-    core_shape = CORE_SHAPES.get(type(op), CORE_SHAPES.get(type(op).__name__))
+    values = param_values(builder, node, inputs[2:])
+    core_shape = onnx_core_shape(op, node, values)
     if core_shape is not None:
-        values = param_values(builder, node, inputs[2:])
-        return concat([batch_shape, core_shape(op, node, values)], axis=0)
+        return concat([batch_shape, core_shape], axis=0)
     # the core shape of the first parameter with as many core axes as a draw
     n_core = op.ndims_params.index(op.ndim_supp)
     param = node.inputs[2 + n_core]
@@ -382,35 +343,53 @@ def draw_shape(builder, op, node, inputs) -> Value:
     return concat([batch_shape, core_shape], axis=0)
 
 
-def converter_of(rv_class: type):
-    """The function sampling a ``RandomVariable`` class, ``None`` if there is none."""
-    if rv_class.__module__.split(".")[0] == "pymc":
-        name = rv_class.__name__
-        if name in PYMC_SAMPLERS:
-            return sample_transformed
-        return PYMC_NON_TRANSFORM_SAMPLERS.get(name)
-    if rv_class in SAMPLERS:
-        return sample_transformed
-    return NON_TRANSFORM_SAMPLERS.get(rv_class)
+DRAWING_METHODS = ("rng_fn", "rng_fn_scipy")
+
+
+def sampler_of(rv_class: type):
+    """The `onnx_sample` implementation for ``rv_class``: that of its nearest
+    registered base class, unless a class in between draws differently.
+
+    A subclass that only adds dispatch entries of its own (a PyMC test's
+    ``IcdfGeometricRV(GeometricRV)``, say) samples like its base class. One
+    that overrides how NumPy draws (``rng_fn``, ``rng_fn_scipy``) may draw
+    another distribution: it needs a sampler registered for itself.
+    """
+    registered = next(cls for cls in rv_class.__mro__ if cls in onnx_sample.registry)
+    if registered is object:
+        raise NotImplementedError(NO_SAMPLER_YET)
+    for cls in rv_class.__mro__[: rv_class.__mro__.index(registered)]:
+        if overridden := [name for name in DRAWING_METHODS if name in vars(cls)]:
+            raise NotImplementedError(
+                f"{cls.__name__} overrides {', '.join(overridden)} of "
+                f"{registered.__name__}, so it may draw another distribution: "
+                "register its ONNX sampler with "
+                "pytensor.link.onnx.dispatch.random.onnx_sample.register"
+            )
+    sample = onnx_sample.registry[registered]
+    if reason := getattr(sample, "unsupported_reason", None):
+        raise NotImplementedError(reason)
+    return sample
 
 
 def supported_distributions() -> list[str]:
     return sorted(
-        [cls.name for cls in (*SAMPLERS, *NON_TRANSFORM_SAMPLERS)]
-        + [*PYMC_SAMPLERS, *PYMC_NON_TRANSFORM_SAMPLERS]
+        cls.name
+        for cls, sample in onnx_sample.registry.items()
+        if cls is not object and not hasattr(sample, "unsupported_reason")
     )
 
 
 @onnx_funcify.register(RandomVariable)
 def onnx_funcify_RandomVariable(op, node, builder, inputs, **kwargs):
-    sample = converter_of(type(op))
-    if sample is None:
-        reason = UNSUPPORTED.get(type(op).__name__, "it has no ONNX sampler yet")
+    try:
+        sample = sampler_of(type(op))
+    except NotImplementedError as err:
         raise NotImplementedError(
             f"the ONNX backend has no sampler for the {op.name} distribution "
-            f"({type(op).__name__}): {reason}. It samples "
+            f"({type(op).__name__}): {err}. It samples "
             f"{', '.join(supported_distributions())}."
-        )
+        ) from err
     key, _, *params = inputs
     key = builder.value(key, RANDOM_KEY_DTYPE)
     draws = Draws(key, draw_shape(builder, op, node, inputs))

@@ -44,6 +44,7 @@ from pytensor.link.onnx.passes.graphs import (
     names_used_inside,
     replace_uses,
 )
+from pytensor.link.onnx.pymc import register_converters
 
 
 PRODUCER = "pytensor-onnx"
@@ -370,6 +371,7 @@ def prepare_export(source, options: ExportOptions) -> PreparedExport:
     names = InputOutputNames.of(graph, options.input_names, options.output_names)
     kept = kept_weights(names.weights, options.weights_as_inputs)
     kept |= {names.all_inputs[i] for i in graph.generator_inputs}
+    register_converters()
     try:
         converted = onnx_funcify(
             graph.fgraph,

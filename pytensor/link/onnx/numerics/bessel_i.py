@@ -160,6 +160,12 @@ def i0(x: Value) -> Value:
     return bessel_i(x, I0E_A, I0E_B, 0, scaled=False)
 
 
+def scaled_i(x: Value, order: int) -> Value:
+    """Cephes ``i0e`` or ``i1e`` (``order`` 0 or 1), ``iv(x) exp(-|x|)`` for
+    every ``x``: SciPy's ``ive`` stops at `AMOS_LIMIT`, these do not."""
+    return bessel_i(x, *BESSEL_I_TABLES[order], order, scaled=True)
+
+
 def i1(x: Value) -> Value:
     """Cephes ``i1``."""
     return bessel_i(x, I1E_A, I1E_B, 1, scaled=False)

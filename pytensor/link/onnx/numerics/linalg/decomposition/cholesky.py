@@ -127,3 +127,11 @@ def cholesky_of_triangle(a: Value, lower: bool, size: int | None = None):
     factor, failed = cholesky(a if lower else mT(a), size)
     factor = nan_where(failed, factor)
     return factor if lower else mT(factor)
+
+
+def is_positive_definite(a: Value, size: int | None = None) -> Value:
+    """Whether each matrix of the stack ``a`` is positive definite, read from
+    its lower triangle, ``(batch, 1, 1)`` bool: the Cholesky factorization
+    meets only positive pivots (a NaN or infinite entry gives false)."""
+    _, failed = cholesky(a, size)
+    return ~failed
