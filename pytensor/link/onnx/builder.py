@@ -145,6 +145,8 @@ class ONNXGraphBuilder:
         self.keep_checks = keep_checks
         self.checks: list[tuple[str, object]] = []
         self.failure_checks: list[tuple[str, object]] = []
+        # Checks that hold only where a branch is taken, by branch (see `defer_checks`)
+        self.branch_checks: dict[object, list[tuple[str, object]]] = {}
         self.nested = False
         self.names = UniqueNames()
         self.nodes: list[onnx.NodeProto] = []
@@ -195,6 +197,18 @@ class ONNXGraphBuilder:
         checks = self.failure_checks if after_failure else self.checks
         if check not in checks:
             checks.append(check)
+
+    def defer_checks(self, first: int, branch):
+        """Move the checks required since ``len(self.checks)`` was ``first`` to
+        ``branch``: they must hold only where ``branch`` is taken. The converter
+        of the branching node takes them with `branch_checks_of`."""
+        deferred = self.checks[first:]
+        del self.checks[first:]
+        self.branch_checks.setdefault(branch, []).extend(deferred)
+
+    def branch_checks_of(self, branch) -> list[tuple[str, object]]:
+        """The checks deferred to ``branch`` (see `defer_checks`), taken out."""
+        return self.branch_checks.pop(branch, [])
 
     def fresh_name(self, hint: str) -> str:
         """Reserve a new value name based on ``hint``."""

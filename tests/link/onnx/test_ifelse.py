@@ -2,6 +2,7 @@ import numpy as np
 import pytensor.tensor as pt
 import pytest
 from pytensor.ifelse import ifelse
+from pytensor.raise_op import Assert
 
 import pytensor
 from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites, onnx_mode
@@ -96,6 +97,51 @@ def test_only_the_taken_branch_is_computed(mode):
     # the taken branch fails, with NumPy's error, as in PyTensor
     with pytest.raises(ValueError, match="not aligned"):
         fn(False, np.ones((2, 3)), np.arange(4.0))
+
+
+def checked_branches():
+    """``ifelse(c, specify_shape(x, 3) * 2, y)``, and ``assert_op`` on the else side."""
+    c = pt.scalar("c", dtype="bool")
+    x = pt.vector("x")
+    y = pt.vector("y")
+    checked_y = Assert("y is positive")(y, pt.all(y > 0))
+    out = ifelse(c, pt.specify_shape(x, (3,)) * 2.0, checked_y + 1.0)
+    return [c, x, y], out
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_checks_of_a_branch_not_taken_do_not_fire(mode):
+    inputs, out = checked_branches()
+    fn = pytensor.function(inputs, out, mode=mode)
+    wrong_x, negative_y = np.ones(5), -np.ones(5)
+    np.testing.assert_array_equal(fn(False, wrong_x, np.ones(2)), [2.0, 2.0])
+    np.testing.assert_array_equal(fn(True, np.ones(3), negative_y), [2.0] * 3)
+    with pytest.raises(AssertionError, match="SpecifyShape|shape"):
+        fn(True, wrong_x, np.ones(2))
+    with pytest.raises(AssertionError, match="y is positive"):
+        fn(False, np.ones(3), negative_y)
+
+
+def test_checks_of_nested_branches_fire_only_where_both_are_taken():
+    c1 = pt.scalar("c1", dtype="bool")
+    c2 = pt.scalar("c2", dtype="bool")
+    x = pt.vector("x")
+    out = ifelse(c1, ifelse(c2, pt.specify_shape(x, (2,)).sum(), x.max()), x.min())
+    fn = pytensor.function([c1, c2, x], out, mode="ONNX")
+    x_value = np.arange(4.0)
+    assert fn(True, False, x_value) == 3.0
+    assert fn(False, True, x_value) == 0.0
+    with pytest.raises(AssertionError):
+        fn(True, True, x_value)
+
+
+def test_a_check_the_rest_of_the_graph_needs_fires_whatever_the_branch():
+    c = pt.scalar("c", dtype="bool")
+    x = pt.vector("x")
+    checked = pt.specify_shape(x, (3,))
+    fn = pytensor.function([c, x], [ifelse(c, checked, x), checked.sum()], mode="ONNX")
+    with pytest.raises(AssertionError):
+        fn(False, np.ones(2))
 
 
 def test_nested_branches_are_lazy():

@@ -6,6 +6,7 @@ import numpy as np
 from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
 from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.fg import FunctionGraph
+from pytensor.ifelse import IfElse
 from pytensor.raise_op import CheckAndRaise
 
 import onnx
@@ -145,6 +146,56 @@ def convert_nodes(nodes, names, constant, convert):
     return names
 
 
+def lazy_branches(nodes, outputs) -> dict[Apply, tuple]:
+    """The ``IfElse`` branches inside which each node is needed, innermost last.
+
+    A node is needed only inside the branch ``(ifelse_node, 0)`` (then) or
+    ``(ifelse_node, 1)`` (else) when every path from it to ``outputs`` runs
+    through that branch's inputs of ``ifelse_node``: PyTensor's lazy VM then
+    computes it only where the branch is taken. Nodes needed outside any
+    branch are left out.
+    """
+    uses = {var: [()] for var in outputs}
+    places = {}
+    for node in reversed(nodes):
+        outputs_used_at = [uses[out] for out in node.outputs if out in uses]
+        place = common_prefix([p for used in outputs_used_at for p in used] or [()])
+        if place:
+            places[node] = place
+        for index, var in enumerate(node.inputs):
+            inner = place
+            if isinstance(node.op, IfElse) and index > 0:
+                inner = (*place, (node, int(index > node.op.n_outs)))
+            uses.setdefault(var, []).append(inner)
+    return places
+
+
+def common_prefix(places):
+    prefix = places[0]
+    for place in places[1:]:
+        length = 0
+        while length < min(len(prefix), len(place)) and prefix[length] == place[length]:
+            length += 1
+        prefix = prefix[:length]
+    return prefix
+
+
+def deferring_branch_checks(builder, nodes, outputs, convert):
+    """``convert`` deferring the checks of the nodes needed only inside an
+    ``IfElse`` branch to that branch (`ONNXGraphBuilder.defer_checks`), so that
+    they hold only where it is taken, as in PyTensor's lazy VM."""
+    places = lazy_branches(nodes, outputs)
+
+    def convert_deferring(node, inputs):
+        first = len(builder.checks)
+        output_values = convert(node, inputs)
+        if node in places and len(builder.checks) > first:
+            builder.defer_checks(first, places[node][-1])
+        return output_values
+
+    return convert_deferring
+
+
 @onnx_funcify.register(FunctionGraph)
 def onnx_funcify_FunctionGraph(
     fgraph,
@@ -275,7 +326,9 @@ def onnx_funcify_FunctionGraph(
         )
         return output_values
 
-    convert_nodes(fgraph.toposort(), names, convert_constant, convert)
+    nodes = fgraph.toposort()
+    convert = deferring_branch_checks(builder, nodes, fgraph.outputs, convert)
+    convert_nodes(nodes, names, convert_constant, convert)
 
     for out, name in zip(fgraph.outputs, output_names, strict=True):
         if out not in names:

@@ -18,6 +18,7 @@ from pytensor.graph.traversal import io_toposort
 from pytensor.link.onnx.complex_pairs import is_complex
 from pytensor.link.onnx.dispatch.basic import (
     convert_nodes,
+    deferring_branch_checks,
     onnx_funcify,
     onnx_funcify_complex,
     onnx_typify,
@@ -83,7 +84,9 @@ def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
             ) from err
 
     names = dict(zip(inner_inputs, input_names, strict=True))
-    convert_nodes(io_toposort(inner_inputs, inner_outputs), names, constant, convert)
+    nodes = io_toposort(inner_inputs, inner_outputs)
+    convert = deferring_branch_checks(builder, nodes, inner_outputs, convert)
+    convert_nodes(nodes, names, constant, convert)
     return [names[out] if out in names else constant(out) for out in inner_outputs]
 
 

@@ -7,6 +7,12 @@ lazy. So each branch first just returns its values, then `move_into_branches`
 moves into a branch every node whose values nothing else uses, once the
 whole graph is built. A value that branches of two different ``If`` use is
 computed before both (nodes are moved, never duplicated).
+
+Runtime checks (``CheckAndRaise``, ``SpecifyShape``...) of the nodes that
+only a branch needs must hold only where it is taken: the graph converter
+defers them to the branch (`pytensor.link.onnx.dispatch.basic.lazy_branches`),
+and the ``If`` returns each one's condition from its branch and true from the
+other, so that its nodes move into the branch too.
 """
 
 from pytensor.ifelse import IfElse
@@ -15,11 +21,18 @@ from pytensor.link.onnx.dispatch.basic import onnx_funcify, onnx_funcify_complex
 from pytensor.link.onnx.dispatch.variables import value_type
 
 
-def branch_graph(builder, hint, values, variables):
-    """A subgraph returning ``values``, the ONNX names of ``variables``."""
+def branch_graph(builder, hint, values, types):
+    """A subgraph returning ``values``, of ``(dtype, shape)`` ``types``.
+
+    With runtime checks, the shapes are declared unknown, as for the graph's
+    outputs: a declared shape would fail the ``If`` before the check of the
+    very shape it declares (``SpecifyShape``) could say why.
+    """
     branch = builder.subgraph(hint)
-    for value, var in zip(values, variables, strict=True):
-        branch.add_output(value, hint, *value_type(var))
+    for value, (dtype, shape) in zip(values, types, strict=True):
+        if builder.keep_checks:
+            shape = (None,) * len(shape)
+        branch.add_output(value, hint, dtype, shape)
     return branch.make_graph()
 
 
@@ -28,12 +41,32 @@ def branch_graph(builder, hint, values, variables):
 def onnx_funcify_IfElse(op, node, builder, inputs, **kwargs):
     condition, *values = inputs
     condition = builder.cast(condition, node.inputs[0].type.dtype, "bool")
+    then_checks, else_checks = (builder.branch_checks_of((node, i)) for i in (0, 1))
+    true = builder.constant(True, "bool")
+    then_values = [
+        *values[: op.n_outs],
+        *(holds for holds, _ in then_checks),
+        *[true] * len(else_checks),
+    ]
+    else_values = [
+        *values[op.n_outs :],
+        *[true] * len(then_checks),
+        *(holds for holds, _ in else_checks),
+    ]
+    check_types = [("bool", ())] * (len(then_checks) + len(else_checks))
     then_vars, else_vars = node.inputs[1 : 1 + op.n_outs], node.inputs[1 + op.n_outs :]
-    return builder.add_multi(
+    then_types = [*map(value_type, then_vars), *check_types]
+    else_types = [*map(value_type, else_vars), *check_types]
+    outputs = builder.add_multi(
         "If",
         [condition],
-        n_outputs=op.n_outs,
-        then_branch=branch_graph(builder, "then", values[: op.n_outs], then_vars),
-        else_branch=branch_graph(builder, "else", values[op.n_outs :], else_vars),
+        n_outputs=len(then_types),
+        then_branch=branch_graph(builder, "then", then_values, then_types),
+        else_branch=branch_graph(builder, "else", else_values, else_types),
         hint="ifelse",
     )
+    for holds, (_, check_op) in zip(
+        outputs[op.n_outs :], then_checks + else_checks, strict=True
+    ):
+        builder.checks.append((holds, check_op))
+    return outputs[: op.n_outs]
