@@ -116,7 +116,7 @@ def test_checks_of_a_branch_not_taken_do_not_fire(mode):
     wrong_x, negative_y = np.ones(5), -np.ones(5)
     np.testing.assert_array_equal(fn(False, wrong_x, np.ones(2)), [2.0, 2.0])
     np.testing.assert_array_equal(fn(True, np.ones(3), negative_y), [2.0] * 3)
-    with pytest.raises(AssertionError, match="SpecifyShape|shape"):
+    with pytest.raises(AssertionError, match=r"SpecifyShape|shape"):
         fn(True, wrong_x, np.ones(2))
     with pytest.raises(AssertionError, match="y is positive"):
         fn(False, np.ones(3), negative_y)

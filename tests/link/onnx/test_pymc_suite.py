@@ -94,7 +94,7 @@ def test_an_entry_without_reason_is_refused(checkout, tmp_path):
 
 def test_without_pymc_tests_the_runner_says_where_they_are(tmp_path, monkeypatch):
     monkeypatch.delenv("PYMC_TESTS", raising=False)
-    with pytest.raises(SystemExit, match="not in its sdist.*1ad929ca"):
+    with pytest.raises(SystemExit, match=r"not in its sdist.*1ad929ca"):
         pymc_suite.main(["run"])
     with pytest.raises(SystemExit, match="has no tests/distributions"):
         pymc_suite.main(["run", "--pymc-tests", str(tmp_path)])

@@ -65,7 +65,7 @@ def test_rejection_sampled_geometric(lower, upper):
 def test_rejection_that_does_not_converge_raises_truncation_error():
     x = RejectionNormalRV()(0.0, 1.0, size=100)
     truncated = pm.Truncated.dist(x, lower=3.0, max_n_steps=2)
-    with pytest.raises(TruncationError, match="^Truncation did not converge in 2"):
+    with pytest.raises(TruncationError, match=r"^Truncation did not converge in 2"):
         pm.draw(truncated, mode="ONNX", random_seed=1)
 
 
