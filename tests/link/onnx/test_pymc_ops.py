@@ -134,3 +134,47 @@ def test_batched_diag_and_its_gradient(dtype):
         compare_onnx_and_py(
             [diagonals], [pytensor.grad((y * y).sum(), diagonals)], [values]
         )
+
+
+def pymc_op_classes():
+    """Every Op class PyMC's modules define, by ``(name, module)``."""
+    import importlib
+    import pkgutil
+
+    from pytensor.graph.op import Op
+
+    classes = {}
+    for info in pkgutil.walk_packages(pm.__path__, "pymc."):
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # optional dependencies (jax, numpyro, ...)
+            continue
+        for cls in vars(module).values():
+            if (
+                isinstance(cls, type)
+                and issubclass(cls, Op)
+                and cls.__module__ == module.__name__
+            ):
+                classes[(cls.__qualname__, cls.__module__)] = cls
+    return classes
+
+
+def test_the_docs_list_every_pymc_op_and_whether_it_converts():
+    import re
+    from pathlib import Path
+
+    from pytensor.link.onnx.dispatch import onnx_funcify
+    from pytensor.link.onnx.pymc import register_converters
+
+    register_converters()
+    docs = Path(__file__).parents[3] / "docs" / "supported_ops.rst"
+    rows = re.findall(
+        r"^   \* - ``(\w+)`` \((pymc[\w.]*)\)\n     - (.*)$", docs.read_text(), re.M
+    )
+    documented = {(name, module): status for name, module, status in rows}
+    classes = pymc_op_classes()
+    assert documented.keys() == classes.keys()
+    no_converter = onnx_funcify.registry[object]
+    for key, cls in classes.items():
+        converts = onnx_funcify.dispatch(cls) is not no_converter
+        assert converts != documented[key].startswith("not converted"), key

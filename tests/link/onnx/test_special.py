@@ -424,10 +424,12 @@ NODE_BUDGETS = {
     "erf": (pt.erf, STANDARD, 122, 91),
     "erfc": (pt.erfc, STANDARD, 122, 91),
     "erfcx": (pt.erfcx, STANDARD, 153, 101),
-    "log1p": (pt.log1p, np.linspace(-0.5, 30.0, 300), 12, 12),
+    # log1p: two nodes more than Goldberg's formula for 2 ulp instead of 3
+    # (tests/link/onnx/test_elementary_ulp.py), also in log1mexp and softplus
+    "log1p": (pt.log1p, np.linspace(-0.5, 30.0, 300), 14, 14),
     "expm1": (pt.expm1, STANDARD, 14, 14),
-    "log1mexp": (pt.log1mexp, np.linspace(-30.0, -0.1, 300), 28, 28),
-    "softplus": (pt.softplus, STANDARD, 14, 14),
+    "log1mexp": (pt.log1mexp, np.linspace(-30.0, -0.1, 300), 30, 30),
+    "softplus": (pt.softplus, STANDARD, 16, 16),
     "sigmoid": (pt.sigmoid, STANDARD, 5, 5),
 }
 

@@ -36,27 +36,26 @@ def branch_graph(builder, hint, values, types):
     return branch.make_graph()
 
 
+def branch_values(values, checks, true, n_before: int, n_after: int):
+    """A branch's values, then true for the checks of the other branch that
+    come first, the conditions of its own ``checks``, and true again."""
+    return [*values, *[true] * n_before, *(h for h, _ in checks), *[true] * n_after]
+
+
 @onnx_funcify.register(IfElse)
 @onnx_funcify_complex.register(IfElse)
 def onnx_funcify_IfElse(op, node, builder, inputs, **kwargs):
     condition, *values = inputs
     condition = builder.cast(condition, node.inputs[0].type.dtype, "bool")
     then_checks, else_checks = (builder.branch_checks_of((node, i)) for i in (0, 1))
-    true = builder.constant(True, "bool")
-    then_values = [
-        *values[: op.n_outs],
-        *(holds for holds, _ in then_checks),
-        *[true] * len(else_checks),
-    ]
-    else_values = [
-        *values[op.n_outs :],
-        *[true] * len(then_checks),
-        *(holds for holds, _ in else_checks),
-    ]
-    check_types = [("bool", ())] * (len(then_checks) + len(else_checks))
-    then_vars, else_vars = node.inputs[1 : 1 + op.n_outs], node.inputs[1 + op.n_outs :]
-    then_types = [*map(value_type, then_vars), *check_types]
-    else_types = [*map(value_type, else_vars), *check_types]
+    checks = then_checks + else_checks
+    true = builder.constant(True, "bool") if checks else None
+    n = op.n_outs
+    then_values = branch_values(values[:n], then_checks, true, 0, len(else_checks))
+    else_values = branch_values(values[n:], else_checks, true, len(then_checks), 0)
+    check_types = [("bool", ())] * len(checks)
+    then_types = [*map(value_type, node.inputs[1 : 1 + n]), *check_types]
+    else_types = [*map(value_type, node.inputs[1 + n :]), *check_types]
     outputs = builder.add_multi(
         "If",
         [condition],
@@ -65,8 +64,6 @@ def onnx_funcify_IfElse(op, node, builder, inputs, **kwargs):
         else_branch=branch_graph(builder, "else", else_values, else_types),
         hint="ifelse",
     )
-    for holds, (_, check_op) in zip(
-        outputs[op.n_outs :], then_checks + else_checks, strict=True
-    ):
+    for holds, (_, check_op) in zip(outputs[n:], checks, strict=True):
         builder.checks.append((holds, check_op))
-    return outputs[: op.n_outs]
+    return outputs[:n]

@@ -6,12 +6,16 @@ built by the algorithms of `pytensor.link.onnx.numerics`, which agree with
 NumPy and SciPy (the Python implementations of the PyTensor Ops) over the
 whole float64 range; each module there states its accuracy.
 
-In float32 the onnxruntime kernels of Sin, Cos, Tan, Asin, Acos, Atan, Sinh,
-Cosh, Asinh, Acosh, Atanh, Erf and Softplus are accurate (relative error
-below 5e-7) and used; sigmoid is computed in float32 like SciPy's float32
-loop, and the other functions in float64 and rounded once, as SciPy's
-float32 loops do (float32 results equal SciPy's but for erfinv and log1mexp,
-2.3e-7).
+In float32 the onnxruntime kernels of Tan, Cosh, Asinh, Atanh, Erf and
+Softplus are within 1 ulp of the correctly rounded results and used. Sin and
+Cos are computed by their float64 kernels and rounded, as are Log and Tanh
+(`pytensor.link.onnx.dispatch.scalar`): their float32 kernels are 1 to 4 ulp
+off (enough for ``arctan2(sin(x), cos(x))`` to be 2 ulp off, and for float32
+tanh to exceed 1 in magnitude near 8.44). Sigmoid is computed in float32 like
+SciPy's float32 loop, and the other functions in float64 and rounded once, as
+SciPy's float32 loops do (float32 results equal SciPy's but for erfinv and
+log1mexp, 2.3e-7). ``tests/link/onnx/test_elementary_ulp.py`` measures the
+elementary functions in ulp.
 
 Outputs of at most `SMALL_SIZE` elements, known statically, get the small
 variants of gammaln, psi, tri_gamma, erf, erfc and erfcx: fewer nodes, each
@@ -75,22 +79,20 @@ ELEMENTARY = {
     psm.Sigmoid: elementary.sigmoid,
     psm.Softplus: elementary.softplus,
 }
-# onnxruntime operators whose float32 kernels are accurate to float32 precision.
+# onnxruntime operators whose float32 kernels are within 1 ulp of the correctly
+# rounded float32 results (tests/link/onnx/test_elementary_ulp.py).
 FLOAT32_KERNELS = {
     ps.Tan: "Tan",
-    ps.Sin: "Sin",
-    ps.Cos: "Cos",
-    ps.ArcSin: "Asin",
-    ps.ArcCos: "Acos",
-    ps.ArcTan: "Atan",
-    ps.Sinh: "Sinh",
     ps.Cosh: "Cosh",
     ps.ArcSinh: "Asinh",
-    ps.ArcCosh: "Acosh",
     ps.ArcTanh: "Atanh",
     psm.Erf: "Erf",
     psm.Softplus: "Softplus",
 }
+# onnxruntime operators whose float32 kernels are 1 ulp from the correctly
+# rounded float32 results (enough for arctan2(sin(x), cos(x)) to be 2 ulp
+# off) and float64 kernels far more accurate than float32 results need
+FLOAT64_KERNELS_FOR_FLOAT32 = {ps.Sin: "Sin", ps.Cos: "Cos"}
 # Functions that SciPy's float32 loops evaluate in float32 (and so underflow
 # in float32); the others are computed in float64 and rounded once.
 FLOAT32_CONSTRUCTIONS = {psm.Sigmoid}
@@ -168,6 +170,9 @@ def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):
     if dtype != "float64" and type(op) in FLOAT32_KERNELS:
         x = builder.value(x, dtype).cast("float32")
         return [x.apply(FLOAT32_KERNELS[type(op)], x).cast(dtype).name]
+    if dtype != "float64" and type(op) in FLOAT64_KERNELS_FOR_FLOAT32:
+        x = builder.value(x, dtype).cast("float64")
+        return [x.apply(FLOAT64_KERNELS_FOR_FLOAT32[type(op)], x).cast(dtype).name]
     in_float32 = dtype != "float64" and type(op) in FLOAT32_CONSTRUCTIONS
     compute_dtype = "float32" if in_float32 else "float64"
     function = algorithm(op, node, ELEMENTARY)

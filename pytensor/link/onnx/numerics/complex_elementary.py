@@ -17,7 +17,7 @@ from pytensor.link.onnx.numerics import complex as nc
 from pytensor.link.onnx.numerics import elementary as real
 from pytensor.link.onnx.numerics import trigonometric as real_trigonometric
 from pytensor.link.onnx.numerics.constants import PI_2, PI_4
-from pytensor.link.onnx.numerics.elementary import half_exp_squared, odd
+from pytensor.link.onnx.numerics.elementary import half_exp, odd
 from pytensor.link.onnx.numerics.trigonometric import (
     arctan2,
     arctan_nonnegative,
@@ -56,7 +56,7 @@ def abs_sinh_and_cosh(a: Value) -> tuple[Value, Value]:
     t = real.expm1(x)
     e = t + 1.0
     moderate = x < HYPERBOLIC_ASYMPTOTE
-    asymptote = half_exp_squared(x)
+    asymptote = half_exp(x)
     return (
         where(moderate, 0.5 * (t + t / e), asymptote),
         where(moderate, 0.5 * (e + 1.0 / e), asymptote),

@@ -3,22 +3,29 @@
 ONNX has no ``log1p`` or ``expm1``, and onnxruntime's CPU provider has no
 float64 kernel for the hyperbolic functions and their inverses; its float64
 Sigmoid and Softplus underflow or overflow early. These are built from
-operators that do have float64 kernels: Goldberg's ``log1p``, Kahan's
-``expm1``, and from them the formulas of Cephes and NumPy.
+operators that do have float64 kernels: ``log1p`` from ``log`` and the
+rounding error of ``1 + x``, Kahan's ``expm1``, and from them the formulas of
+Cephes and NumPy.
 
-Maximum relative error against NumPy/SciPy on dense grids of each domain
-(``tests/link/onnx/test_special.py`` asserts 1e-15):
+Maximum error against NumPy/SciPy, in ulp of their float64 result on dense
+grids of each domain (``tests/link/onnx/test_elementary_ulp.py``; relative
+for the last three, ``tests/link/onnx/test_special.py``). onnxruntime's
+float64 ``Exp`` and ``Log`` are within 1 ulp, not correctly rounded, which
+bounds what is built on them:
 
 =========  =======  ======================================================
 function   float64  notes
 =========  =======  ======================================================
-log1p      4.0e-16
-expm1      5.6e-16
-sinh       6.1e-16
-cosh       6.1e-16
-arcsinh    4.4e-16
-arccosh    4.4e-16
-arctanh    4.3e-16
+log1p      2 ulp    ``log(u)`` corrected by the rounding error of ``u = 1 + x``
+expm1      3 ulp
+sinh       3 ulp
+cosh       1 ulp    ``exp(|x|) / 2`` from 22 on
+tanh       8 ulp    onnxruntime's ``Tanh``, one node for the activation of
+                    dense layers (``1 - 2 / (exp(2|x|) + 1)`` from 0.55 on
+                    would be within 3 ulp, at ten nodes)
+arcsinh    2 ulp
+arccosh    2 ulp
+arctanh    3 ulp
 sigmoid    5.0e-16  SciPy's ``1 / (1 + exp(-x))``, 0 below -709.78
 softplus   4.4e-16  PyTensor's piecewise formula
 log1mexp   5.5e-16
@@ -28,7 +35,7 @@ log1mexp   5.5e-16
 import numpy as np
 
 from pytensor.link.onnx.numerics.series import power_series
-from pytensor.link.onnx.value import Value, where
+from pytensor.link.onnx.value import Value, maximum, where
 
 
 def sign_bit(x: Value) -> Value:
@@ -43,15 +50,22 @@ def odd(x: Value, f_of_abs: Value) -> Value:
 
 
 LN2 = 0.6931471805599453
+DBL_MIN = 2.2250738585072014e-308
 # From here on asinh(x) and acosh(x) equal log(2 * x) in float64.
 ASYMPTOTIC_FROM = 2.0**28
 
 
 def finite_log1p(x: Value) -> Value:
     """``log1p`` of finite ``x`` (``inf`` gives NaN)."""
-    # Goldberg: x * log(u) / (u - 1) with u = 1 + x is exact to a few ulps.
+    # log(u) for u = 1 + x, corrected by the rounding error of u: log(1 + x)
+    # = log(u) + log(1 + (x - (u - 1)) / u), whose argument is below an ulp
+    # (and 0 for u = 0). x itself goes second, as onnxruntime's Where drops the
+    # sign of a -0.0 in its first branch, under a condition without Not, which
+    # onnxruntime's optimizer would fold by swapping the branches.
     u = 1.0 + x
-    return x * where(u.eq(1.0), 1.0, u.log() / (u - 1.0))
+    u_minus_1 = u - 1.0
+    corrected = u.log() + (x - u_minus_1) / maximum(u, DBL_MIN)
+    return where(abs(u_minus_1) > 0.0, corrected, x)
 
 
 def log1p(x: Value) -> Value:
@@ -73,20 +87,24 @@ def sinh(x: Value) -> Value:
     a = abs(x)
     t = expm1(a)
     moderate = 0.5 * (t + t / (t + 1.0))
-    return odd(x, where(a < 22.0, moderate, half_exp_squared(a)))
+    return odd(x, where(a < 22.0, moderate, half_exp(a)))
 
 
 def cosh(x: Value) -> Value:
     a = abs(x)
     e = a.exp()
     moderate = 0.5 * (e + 1.0 / e)
-    return where(a < 22.0, moderate, half_exp_squared(a))
+    return where(a < 22.0, moderate, half_exp(a))
 
 
-def half_exp_squared(a: Value) -> Value:
+# exp(a) overflows from here on, exp(a) / 2 from ln(2 * DBL_MAX)
+EXP_OVERFLOW = 709.782712893384
+
+
+def half_exp(a: Value) -> Value:
     """``exp(a) / 2`` without overflowing before the result does."""
     h = (0.5 * a).exp()
-    return (0.5 * h) * h
+    return where(a < EXP_OVERFLOW, 0.5 * a.exp(), (0.5 * h) * h)
 
 
 def arcsinh(x: Value) -> Value:

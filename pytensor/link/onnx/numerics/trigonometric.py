@@ -6,26 +6,28 @@ accuracy next to their zeros. These are Cephes' algorithms: a reduction by
 ``pi/4`` in five parts (exact below ``2**27``, onnxruntime's kernels
 beyond, where they are accurate) and Cephes' polynomials.
 
-Maximum relative error against NumPy on dense grids of each domain
-(``tests/link/onnx/test_special.py`` asserts 1e-15):
+Maximum error against NumPy in ulp of NumPy's result, on dense grids of
+each domain and at the hard points (``tests/link/onnx/test_elementary_ulp.py``):
 
-=========  =======  ======================================================
-function   float64  notes
-=========  =======  ======================================================
-sin, cos   3.1e-16  near the zeros too, where onnxruntime's float64 kernels
-                    have a relative error of 1; for ``|x| >= 2**27`` those
-                    kernels (4.4e-16)
-tan        5.7e-16  for ``|x| >= 2**27`` onnxruntime's Sin / Cos
-arcsin     2.7e-16
-arccos     2.4e-16
-arctan     2.2e-16
-arctan2    2.5e-16
-=========  =======  ======================================================
+=========  =====  =========================================================
+function   ulp    notes
+=========  =====  =========================================================
+sin, cos   1      the reduced argument carries the rounding errors of the
+                  reduction (``z + z_low``) and the kernels round once: 96%
+                  of the results equal NumPy's; from ``|x| >= 2**27``
+                  onnxruntime's kernels
+tan        2
+arcsin     2
+arccos     2
+arctan     1
+arctan2    1      ``k pi/4`` and the small terms added last;
+                  ``arctan2(sin(x), cos(x))`` is within 2 ulp
+=========  =====  =========================================================
 """
 
 import math
 
-from pytensor.link.onnx.numerics.constants import PI, PI_2, PI_4
+from pytensor.link.onnx.numerics.constants import PI_2, PI_4
 from pytensor.link.onnx.numerics.elementary import odd, sign_bit
 from pytensor.link.onnx.value import Value, polevl, where
 
@@ -76,16 +78,33 @@ def arccos(x: Value) -> Value:
     return 2.0 * arctan_nonnegative(((1.0 - x) / (1.0 + x)).sqrt())
 
 
+# The rounding error of PI_4: k * PI_4 + k * PI_4_LOW is k pi/4 to 1e-32
+PI_4_LOW = 3.061616997868383e-17
+
+
 def arctan2(y: Value, x: Value) -> Value:
-    """NumPy's ``arctan2(y, x)``, with its signed zeros."""
+    """NumPy's ``arctan2(y, x)``, with its signed zeros.
+
+    The angle is ``k pi/4 +- t`` for ``t = arctan(r) - n pi/4`` of the ratio
+    ``r <= 1`` of ``|y|`` and ``|x|`` (``n`` 0 or 1, Cephes' reduction):
+    ``k pi/4`` (exact in float64 for ``k <= 4``) and the small terms are added
+    last, so that the result is rounded once.
+    """
     ay, ax = abs(y), abs(x)
     steep = ay > ax
     ratio = where(steep, ax, ay) / where(steep, ay, ax)
     ratio = where(ay.eq(ax), where(ay.eq(0.0), 0.0, 1.0), ratio)
-    angle = arctan_nonnegative(ratio)
-    angle = where(steep, PI_2 - angle, angle)
-    angle = where(sign_bit(x), PI - angle, angle)
-    return odd(y, angle)
+    medium = ratio > 0.66
+    reduced = where(medium, (ratio - 1.0) / (ratio + 1.0), ratio)
+    z = reduced * reduced
+    t = reduced * (z * polevl(z, ATAN_P) / polevl(z, ATAN_Q)) + reduced
+    quarters = where(medium, 1.0, 0.0)
+    quarters = where(steep, 2.0 - quarters, quarters)
+    t = where(steep, -t, t)
+    backwards = sign_bit(x)
+    quarters = where(backwards, 4.0 - quarters, quarters)
+    t = where(backwards, -t, t)
+    return odd(y, quarters * PI_4 + (quarters * PI_4_LOW + t))
 
 
 TAN_P = [
@@ -112,28 +131,47 @@ PI_4_PARTS = [
 REDUCTION_LIMIT = 2.0**27
 
 
-def reduce_by_quarter_pi(a: Value):
-    """Whether ``a >= 0`` is below ``REDUCTION_LIMIT``; there ``z = a - k * pi/4`` for the
-    even ``k`` nearest ``a / (pi/4)``, and ``k mod 8``.
+def two_sum(a: Value, b: Value):
+    """``a + b`` rounded and its rounding error, exactly (Knuth's TwoSum)."""
+    total = a + b
+    b_part = total - a
+    return total, (a - (total - b_part)) + (b - b_part)
 
-    Exact enough to keep the relative error of the reduced argument at the
-    level of its rounding, also next to the multiples of ``pi/2`` closest to a
-    float64.
+
+def reduce_by_quarter_pi(a: Value, with_low_part: bool = True):
+    """Whether ``a >= 0`` is below ``REDUCTION_LIMIT``; there ``z + z_low = a -
+    k * pi/4`` for the even ``k`` nearest ``a / (pi/4)``, and ``k mod 8``.
+
+    ``z_low``, below an ulp of ``z``, holds the rounding errors of the
+    subtractions (TwoSum) and the last parts of ``pi/4``: with it the kernels
+    round once, also next to the multiples of ``pi/2`` closest to a float64.
+    Without ``with_low_part``, ``z`` alone (14 fewer nodes) keeps the relative
+    error of the reduced argument at the level of its rounding, and ``z_low``
+    is 0.
     """
     reducible = a < REDUCTION_LIMIT
     s = where(reducible, a, 0.0)
     octant = (s / PI_4).floor()
     octant = octant + (octant - 2.0 * (0.5 * octant).floor())
-    z = s
-    for part in PI_4_PARTS:
-        z = z - octant * part
-    return reducible, z, octant - 8.0 * (0.125 * octant).floor()
+    octant_mod_8 = octant - 8.0 * (0.125 * octant).floor()
+    first, second, third, *last = PI_4_PARTS
+    if not with_low_part:
+        z = s
+        for part in PI_4_PARTS:
+            z = z - octant * part
+        return reducible, z, 0.0, octant_mod_8
+    z, error_2 = two_sum(s - octant * first, -(octant * second))
+    z, error_3 = two_sum(z, -(octant * third))
+    z_low = error_2 + error_3
+    for part in last:
+        z_low = z_low - octant * part
+    return reducible, z, z_low, octant_mod_8
 
 
 def tan(x: Value) -> Value:
     """``tan(x)``."""
     a = abs(x)
-    reducible, z, octant = reduce_by_quarter_pi(a)
+    reducible, z, _, octant = reduce_by_quarter_pi(a, with_low_part=False)
     zz = z * z
     t = z + z * (zz * polevl(zz, TAN_P) / polevl(zz, TAN_Q))
     cotangent = octant.eq(2.0) | octant.eq(6.0)
@@ -159,12 +197,17 @@ COS_P = [
 ]
 
 
-def sin_and_cos_of_reduced(z: Value):
-    """Cephes' polynomials for ``sin(z)`` and ``cos(z)``, ``|z| <= pi/4``."""
+def sin_and_cos_of_reduced(z: Value, z_low: Value):
+    """Cephes' polynomials for ``sin(z + z_low)`` and ``cos(z + z_low)``,
+    ``|z| <= pi/4``, each rounded once at the end (as fdlibm's kernels): the
+    small terms, ``z_low`` and the rounding error of ``1 - z**2 / 2`` are
+    summed before they are added to the leading one."""
     zz = z * z
-    sin_z = z + z * (zz * polevl(zz, SIN_P))
-    cos_z = (1.0 - 0.5 * zz) + zz * (zz * polevl(zz, COS_P))
-    return sin_z, cos_z
+    sin_z = z + (z_low + z * (zz * polevl(zz, SIN_P)))
+    half_zz = 0.5 * zz
+    leading = 1.0 - half_zz
+    small = ((1.0 - leading) - half_zz) + (zz * (zz * polevl(zz, COS_P)) - z * z_low)
+    return sin_z, leading + small
 
 
 def sin_or_cos(a: Value, kernel: str, cos_octants, negated_octants) -> Value:
@@ -174,8 +217,8 @@ def sin_or_cos(a: Value, kernel: str, cos_octants, negated_octants) -> Value:
     zeros; its ``kernel`` is only used from ``REDUCTION_LIMIT`` on, where it is
     accurate.
     """
-    reducible, z, octant = reduce_by_quarter_pi(a)
-    sin_z, cos_z = sin_and_cos_of_reduced(z)
+    reducible, z, z_low, octant = reduce_by_quarter_pi(a)
+    sin_z, cos_z = sin_and_cos_of_reduced(z, z_low)
     use_cos = octant.eq(cos_octants[0]) | octant.eq(cos_octants[1])
     negate = octant.eq(negated_octants[0]) | octant.eq(negated_octants[1])
     reduced = where(use_cos, cos_z, sin_z) * where(negate, -1.0, 1.0)
@@ -198,8 +241,8 @@ def sin_and_cos(a: Value):
     Accurate next to the zeros too; onnxruntime's kernels, accurate there, take
     over from ``REDUCTION_LIMIT``.
     """
-    reducible, z, octant = reduce_by_quarter_pi(a)
-    sin_z, cos_z = sin_and_cos_of_reduced(z)
+    reducible, z, z_low, octant = reduce_by_quarter_pi(a)
+    sin_z, cos_z = sin_and_cos_of_reduced(z, z_low)
     swap = octant.eq(2.0) | octant.eq(6.0)
     sin_sign = where(octant.eq(4.0) | octant.eq(6.0), -1.0, 1.0)
     cos_sign = where(octant.eq(2.0) | octant.eq(4.0), -1.0, 1.0)
