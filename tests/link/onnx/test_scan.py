@@ -14,6 +14,7 @@ from pytensor.graph.op import Op
 from pytensor.ifelse import ifelse
 from pytensor.raise_op import Assert
 from pytensor.scan.utils import until
+from pytensor.tensor.random.basic import UniformRV
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
@@ -591,6 +592,32 @@ def test_random_draws_in_a_while_loop_stop_where_the_draws_say():
         lengths.append(values.size)
     # the number of draws is geometric with p = 0.1
     assert abs(np.mean(lengths) - 10) < 5 * np.sqrt(0.9 / 0.01 / len(lengths))
+
+
+class RedrawnUniformRV(UniformRV):
+    """A subclass of PyTensor's uniform, as PyMC's tests define for pm.Truncated."""
+
+
+def test_a_while_loop_redrawing_a_random_variable_subclass_until_accepted():
+    # pm.Truncated's rejection sampler: redraw the rejected elements until all
+    # are accepted (the while loop stopped converting while subclasses had no
+    # sampler: "its inner graph ... Op RedrawnUniformRV")
+    rng = shared(np.random.default_rng(7))
+    redrawn_uniform = RedrawnUniformRV()
+
+    def step(draws, rng):
+        next_rng, proposals = redrawn_uniform(size=draws.shape, rng=rng).owner.outputs
+        draws = pt.where(draws < 0.9, proposals, draws)
+        return draws, {rng: next_rng}, until(pt.all(draws >= 0.9))
+
+    start = pt.zeros(500)
+    draws, updates = scan_with_updates(
+        step, outputs_info=[start], non_sequences=[rng], n_steps=10_000
+    )
+    fn = pytensor.function([], draws[-1], updates=updates, mode="ONNX")
+    values = fn()
+    assert (values >= 0.9).all() and np.unique(values).size == values.size
+    assert stats.kstest(values, stats.uniform(0.9, 0.1).cdf).pvalue > MIN_P_VALUE
 
 
 def test_explicit_generator_carried_as_state():
