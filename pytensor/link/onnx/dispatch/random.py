@@ -350,8 +350,9 @@ def sampler_of(rv_class: type):
     """The `onnx_sample` implementation for ``rv_class``: that of its nearest
     registered base class, unless a class in between draws differently.
 
-    A subclass that only adds dispatch entries of its own (a PyMC test's
-    ``IcdfGeometricRV(GeometricRV)``, say) samples like its base class. One
+    A subclass that only adds dispatch entries of its own (as PyMC's tests
+    define subclasses of ``GeometricRV`` and ``NormalRV``) samples like its
+    base class. One
     that overrides how NumPy draws (``rng_fn``, ``rng_fn_scipy``) may draw
     another distribution: it needs a sampler registered for itself.
     """
