@@ -1,0 +1,332 @@
+"""Sample a PyMC model with the in-graph NUTS sampler.
+
+:func:`sample` is a stand-in for ``pm.sample`` on models whose free variables
+are all continuous: it hands the model's log-density (in the unconstrained
+space, Jacobians included, as PyMC's NUTS sees it) and jittered initial points
+to :func:`pytensor.link.onnx.sampling.sample_nuts`, then maps the draws back
+to the model's constrained space and returns an ArviZ ``InferenceData`` like
+``pm.sample``'s.
+
+PyMC is imported when :func:`sample` is called, so this module imports
+without it.
+"""
+
+import importlib.metadata
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.compile.mode import get_mode
+from pytensor.graph.replace import vectorize_graph
+from pytensor.graph.traversal import ancestors
+from pytensor.tensor.random.type import RandomType
+
+import pytensor
+from pytensor.link.onnx.linker import ONNXLinker
+
+
+PYMC_MISSING = (
+    "pytensor.link.onnx.pymc.sample needs PyMC: pip install pymc "
+    "(PyMC 5 installs next to PyTensor 2.38)"
+)
+SAMPLER_COMPILE_KWARGS = {"mode"}
+JITTER_MAX_RETRIES = 10
+
+
+class UnsupportedModelError(NotImplementedError):
+    """A model :func:`sample` cannot sample, with every cause at once.
+
+    Attributes
+    ----------
+    causes
+        One sentence per cause.
+    """
+
+    def __init__(self, causes):
+        self.causes = tuple(causes)
+        listed = "\n".join(f"{i}. {cause}" for i, cause in enumerate(self.causes, 1))
+        super().__init__(
+            "pytensor.link.onnx.pymc.sample cannot sample this model "
+            f"({len(self.causes)} cause(s)):\n{listed}"
+        )
+
+
+def sample(
+    model=None,
+    draws=1000,
+    tune=1000,
+    chains=4,
+    random_seed=None,
+    target_accept=0.8,
+    max_treedepth=10,
+    progressbar=True,
+    var_names=None,
+    compile_kwargs=None,
+    idata_kwargs=None,
+):
+    """Draw from a PyMC model's posterior with NUTS run inside one ONNX graph.
+
+    A replacement for ``pm.sample`` (NUTS, ``init="jitter+adapt_diag"``) on
+    models whose free variables are all continuous. The whole sampler, warm-up
+    included, is one compiled PyTensor graph: with ``mode="ONNX"`` no Python
+    runs between leapfrog steps, and the chains advance together.
+
+    Parameters
+    ----------
+    model : pymc.Model, optional
+        The model; by default the one of the enclosing ``with`` block.
+    draws, tune, chains : int
+        Draws kept per chain, warm-up iterations per chain (discarded), chains.
+    random_seed : int, numpy.random.Generator or None
+        Seeds the initial points (as ``pm.sample`` seeds them) and the sampler.
+    target_accept : float
+        The acceptance rate the step size adapts to.
+    max_treedepth : int
+        The most doublings of a trajectory.
+    progressbar : bool
+        Show a progress bar per chunk of draws.
+    var_names : list of str, optional
+        The variables of the posterior (default: every free variable and
+        deterministic, in the constrained space).
+    compile_kwargs : dict, optional
+        ``{"mode": ...}``: the PyTensor mode the sampler and the
+        post-processing are compiled in (default ``"ONNX"``).
+    idata_kwargs : dict, optional
+        Passed to ``arviz.from_dict`` (``coords`` and ``dims`` update the
+        model's); ``log_likelihood=True`` adds the pointwise log-likelihood.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior`` (constrained space, deterministics, the model's coords
+        and dims), ``sample_stats`` (``diverging``, ``tree_depth``,
+        ``n_steps``, ``step_size``, ``energy``, ``lp``, ``acceptance_rate``,
+        ``energy_error``, ``max_energy_error``, ``reached_max_treedepth``;
+        attributes ``sampling_time`` and ``tuning_steps``), ``observed_data``
+        and ``constant_data``.
+
+    Raises
+    ------
+    ImportError
+        PyMC is not installed.
+    UnsupportedModelError
+        Before sampling, naming every cause: discrete free variables, Ops
+        without an ONNX conversion, a log-density that draws random numbers,
+        a model without free variables.
+    """
+    pm = import_pymc()
+    model = pm.modelcontext(model)
+    mode = sampler_mode(compile_kwargs)
+    logp = model.logp()
+    causes = unsupported_model_causes(model, logp, mode)
+    if causes:
+        raise UnsupportedModelError(causes)
+
+    from pytensor.link.onnx.sampling import sample_nuts
+
+    init_seeds, sampler_rng = seeds_per_chain(random_seed, chains)
+    result = sample_nuts(
+        logp,
+        model.value_vars,
+        jittered_initial_points(model, logp, init_seeds),
+        draws=draws,
+        tune=tune,
+        random_seed=sampler_rng,
+        target_accept=target_accept,
+        max_treedepth=max_treedepth,
+        mode=mode,
+        progressbar=progressbar,
+    )
+    posterior = constrained_posterior(model, result.draws, var_names, mode)
+    stats = {
+        **result.stats,
+        "reached_max_treedepth": result.stats["tree_depth"] >= max_treedepth,
+    }
+    attrs = {"sampling_time": result.sampling_seconds, "tuning_steps": tune}
+    idata = inference_data(model, posterior, stats, attrs, dict(idata_kwargs or {}))
+    log_convergence_warnings(idata, model)
+    return idata
+
+
+def import_pymc():
+    try:
+        import pymc
+    except ImportError as err:
+        raise ImportError(PYMC_MISSING) from err
+    return pymc
+
+
+def sampler_mode(compile_kwargs):
+    compile_kwargs = dict(compile_kwargs or {})
+    unknown = sorted(set(compile_kwargs) - SAMPLER_COMPILE_KWARGS)
+    if unknown:
+        raise TypeError(
+            f"compile_kwargs {unknown} are not supported: the sampler takes only 'mode'"
+        )
+    return compile_kwargs.get("mode", "ONNX")
+
+
+def unsupported_model_causes(model, logp, mode):
+    """Why ``model`` cannot be sampled, one sentence per cause (empty: it can)."""
+    from pymc.vartypes import continuous_types
+
+    causes = []
+    if not model.free_RVs:
+        causes.append(
+            "the model has no free variables: there is nothing to sample "
+            "(pm.sample_prior_predictive draws its other variables)"
+        )
+    discrete = [rv.name for rv in model.free_RVs if rv.dtype not in continuous_types]
+    if discrete:
+        causes.append(
+            f"discrete free variables, which NUTS cannot sample: {', '.join(discrete)} "
+            "(marginalize them out, or use pm.sample, which gives them their own "
+            "step method)"
+        )
+    random = sorted(
+        {str(v) for v in ancestors([logp]) if isinstance(v.type, RandomType)}
+    )
+    if random:
+        causes.append(
+            "the log-density draws random numbers (from "
+            f"{', '.join(random)}, as pm.Minibatch does): NUTS needs a "
+            "deterministic log-density"
+        )
+    if is_onnx(mode) and not random:
+        causes += [
+            f"no ONNX conversion: {problem}"
+            for problem in onnx_problems(model.value_vars, logp, continuous_types)
+        ]
+    return causes
+
+
+def is_onnx(mode):
+    return isinstance(get_mode(mode).linker, ONNXLinker)
+
+
+def onnx_problems(values, logp, continuous_types):
+    """What stops the log-density and its gradient from converting to ONNX."""
+    from pytensor.link.onnx.export import onnx_support_report
+
+    continuous = [v for v in values if v.dtype in continuous_types]
+    gradient = pt.grad(logp, continuous) if continuous else []
+    return onnx_support_report((values, [logp, *gradient]), target=None).problems
+
+
+def seeds_per_chain(random_seed, chains):
+    """The initial points' seeds ``pm.sample`` would use, and the sampler's generator.
+
+    ``pm.sample`` spawns one generator per chain from ``random_seed`` and
+    seeds each chain's initial point with an integer drawn from it; the
+    sampler's generator is the next one spawned.
+    """
+    from pymc.util import get_random_generator
+
+    *chain_rngs, sampler_rng = get_random_generator(random_seed).spawn(chains + 1)
+    return [rng.integers(2**30) for rng in chain_rngs], sampler_rng
+
+
+def jittered_initial_points(model, logp, seeds):
+    """The initial points of ``init="jitter+adapt_diag"``, stacked by chain.
+
+    Each chain starts at the model's initial point with a uniform(-1, 1)
+    jitter on the unconstrained values, drawn again (up to 10 times) while
+    the log-density there is not finite, as ``pm.sample`` does. The check
+    runs in PyTensor's Python mode: it needs a few calls, not a compilation.
+    """
+    from pymc.sampling.mcmc import _init_jitter
+
+    values = model.value_vars
+    logp_fn = pytensor.function(
+        values, logp, mode="FAST_COMPILE", on_unused_input="ignore"
+    )
+    points = _init_jitter(
+        model,
+        None,
+        seeds=seeds,
+        jitter=True,
+        jitter_max_retries=JITTER_MAX_RETRIES,
+        logp_fn=lambda point: logp_fn(*(point[v.name] for v in values)),
+    )
+    return [np.stack([point[v.name] for point in points]) for v in values]
+
+
+def constrained_posterior(model, draws, var_names, mode):
+    """The draws of every free variable and deterministic, in the constrained space.
+
+    One vectorized call maps all the draws of all chains at once.
+    """
+    from pymc.util import get_default_varnames
+
+    outputs = [
+        v
+        for v in model.unobserved_value_vars
+        if var_names is None or v.name in var_names
+    ]
+    outputs = list(get_default_varnames(outputs, include_transformed=False))
+    batched = [
+        pt.tensor(name=v.name, dtype=v.dtype, shape=(None, *v.type.shape))
+        for v in model.value_vars
+    ]
+    vectorized = vectorize_graph(
+        outputs, replace=dict(zip(model.value_vars, batched, strict=True))
+    )
+    function = pytensor.function(
+        batched, vectorized, mode=mode, on_unused_input="ignore"
+    )
+    chains, n_draws = draws[0].shape[:2]
+    results = function(*(d.reshape(chains * n_draws, *d.shape[2:]) for d in draws))
+    posterior = {}
+    for output, batched_output, result in zip(
+        outputs, vectorized, results, strict=True
+    ):
+        if batched_output.type.ndim == output.type.ndim:  # depends on no value
+            result = np.broadcast_to(result, (chains * n_draws, *result.shape))
+        posterior[output.name] = result.reshape(chains, n_draws, *result.shape[1:])
+    return posterior
+
+
+def inference_data(model, posterior, stats, attrs, idata_kwargs):
+    """An ``InferenceData`` with the groups and attributes ``pm.sample`` gives."""
+    import arviz as az
+    from arviz.data.base import make_attrs
+    from pymc.backends.arviz import (
+        coords_and_dims_for_inferencedata,
+        find_constants,
+        find_observations,
+    )
+
+    log_likelihood = idata_kwargs.pop("log_likelihood", False)
+    coords, dims = coords_and_dims_for_inferencedata(model)
+    coords.update(idata_kwargs.pop("coords", {}))
+    dims.update(idata_kwargs.pop("dims", {}))
+    attrs = make_attrs(attrs)
+    attrs["inference_library"] = "pytensor.link.onnx"
+    attrs["inference_library_version"] = importlib.metadata.version("pytensor-onnx")
+    idata = az.from_dict(
+        posterior=posterior,
+        sample_stats=stats,
+        observed_data=find_observations(model),
+        constant_data=find_constants(model),
+        coords=coords,
+        dims=dims,
+        attrs=attrs,
+        posterior_attrs=attrs,
+        **idata_kwargs,
+    )
+    if log_likelihood:
+        from pymc.stats.log_density import compute_log_likelihood
+
+        compute_log_likelihood(
+            idata,
+            var_names=None if log_likelihood is True else log_likelihood,
+            model=model,
+            progressbar=False,
+        )
+    return idata
+
+
+def log_convergence_warnings(idata, model):
+    """Log divergences, maximal trees and poor mixing, as ``pm.sample`` does."""
+    from pymc.stats.convergence import log_warnings, run_convergence_checks
+
+    log_warnings(run_convergence_checks(idata, model))
