@@ -92,7 +92,8 @@ def sample(
         post-processing are compiled in (default ``"ONNX"``).
     idata_kwargs : dict, optional
         Passed to ``arviz.from_dict`` (``coords`` and ``dims`` update the
-        model's); ``log_likelihood=True`` adds the pointwise log-likelihood.
+        model's); ``log_likelihood=True`` adds the pointwise log-likelihood,
+        ``save_warmup=True`` the warm-up's sample stats.
 
     Returns
     -------
@@ -137,12 +138,12 @@ def sample(
         progressbar=progressbar,
     )
     posterior = constrained_posterior(model, result.draws, var_names, mode)
-    stats = {
-        **result.stats,
-        "reached_max_treedepth": result.stats["tree_depth"] >= max_treedepth,
-    }
+    stats = sample_stats(result.stats, max_treedepth)
+    warmup_stats = sample_stats(result.warmup_stats, max_treedepth)
     attrs = {"sampling_time": result.sampling_seconds, "tuning_steps": tune}
-    idata = inference_data(model, posterior, stats, attrs, dict(idata_kwargs or {}))
+    idata = inference_data(
+        model, posterior, stats, warmup_stats, attrs, dict(idata_kwargs or {})
+    )
     log_convergence_warnings(idata, model)
     return idata
 
@@ -285,8 +286,16 @@ def constrained_posterior(model, draws, var_names, mode):
     return posterior
 
 
-def inference_data(model, posterior, stats, attrs, idata_kwargs):
-    """An ``InferenceData`` with the groups and attributes ``pm.sample`` gives."""
+def sample_stats(stats, max_treedepth):
+    return {**stats, "reached_max_treedepth": stats["tree_depth"] >= max_treedepth}
+
+
+def inference_data(model, posterior, stats, warmup_stats, attrs, idata_kwargs):
+    """An ``InferenceData`` with the groups and attributes ``pm.sample`` gives.
+
+    ``idata_kwargs={"save_warmup": True}`` adds the warm-up's sample stats
+    (``warmup_sample_stats``; the warm-up draws themselves are not kept).
+    """
     import arviz as az
     from arviz.data.base import make_attrs
     from pymc.backends.arviz import (
@@ -305,6 +314,7 @@ def inference_data(model, posterior, stats, attrs, idata_kwargs):
     idata = az.from_dict(
         posterior=posterior,
         sample_stats=stats,
+        warmup_sample_stats=warmup_stats,
         observed_data=find_observations(model),
         constant_data=find_constants(model),
         coords=coords,
