@@ -97,6 +97,25 @@ def test_every_cause_is_named_before_sampling(sampler_never_runs):
 
 
 @needs_pymc
+def test_an_op_without_conversion_is_named_before_sampling(sampler_never_runs):
+    import pymc as pm
+
+    from pytensor.link.onnx.pymc import UnsupportedModelError, sample
+
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.Potential("opaque_term", -(opaque_op()(mu) ** 2))
+
+    with pytest.raises(UnsupportedModelError) as caught:
+        sample(model=model, progressbar=False)
+
+    [cause] = caught.value.causes
+    assert cause.startswith("no ONNX conversion")
+    assert "Opaque" in cause
+    assert "test_pymc_sampling.py" in cause  # the line of the model that made it
+
+
+@needs_pymc
 def test_a_random_log_density_is_refused(sampler_never_runs):
     import pymc as pm
 

@@ -21,6 +21,7 @@ from pytensor.graph.traversal import ancestors
 from pytensor.tensor.random.type import RandomType
 
 import pytensor
+from pytensor.link.onnx.dispatch.variables import ONNXConversionError
 from pytensor.link.onnx.linker import ONNXLinker
 
 
@@ -118,25 +119,28 @@ def sample(
     model = pm.modelcontext(model)
     mode = sampler_mode(compile_kwargs)
     logp = model.logp()
-    causes = unsupported_model_causes(model, logp, mode)
-    if causes:
-        raise UnsupportedModelError(causes)
-
-    from pytensor.link.onnx.sampling import sample_nuts
+    if causes := model_causes(model, logp):
+        raise UnsupportedModelError(causes + conversion_causes(model, logp, mode))
 
     init_seeds, sampler_rng = seeds_per_chain(random_seed, chains)
-    result = sample_nuts(
-        logp,
-        model.value_vars,
-        jittered_initial_points(model, logp, init_seeds),
-        draws=draws,
-        tune=tune,
-        random_seed=sampler_rng,
-        target_accept=target_accept,
-        max_treedepth=max_treedepth,
-        mode=mode,
-        progressbar=progressbar,
-    )
+    try:
+        initial_points = jittered_initial_points(model, logp, init_seeds, mode)
+        result = nuts_sampler()(
+            logp,
+            model.value_vars,
+            initial_points,
+            draws=draws,
+            tune=tune,
+            random_seed=sampler_rng,
+            target_accept=target_accept,
+            max_treedepth=max_treedepth,
+            mode=mode,
+            progressbar=progressbar,
+        )
+    except ONNXConversionError as err:  # raised when compiling, before sampling
+        if causes := conversion_causes(model, logp, mode):
+            raise UnsupportedModelError(causes) from err
+        raise
     posterior = constrained_posterior(model, result.draws, var_names, mode)
     stats = sample_stats(result.stats, max_treedepth)
     warmup_stats = sample_stats(result.warmup_stats, max_treedepth)
@@ -166,8 +170,14 @@ def sampler_mode(compile_kwargs):
     return compile_kwargs.get("mode", "ONNX")
 
 
-def unsupported_model_causes(model, logp, mode):
-    """Why ``model`` cannot be sampled, one sentence per cause (empty: it can)."""
+def nuts_sampler():
+    from pytensor.link.onnx.sampling import sample_nuts
+
+    return sample_nuts
+
+
+def model_causes(model, logp):
+    """Why the structure of ``model`` keeps NUTS from sampling it (empty: it doesn't)."""
     from pymc.vartypes import continuous_types
 
     causes = []
@@ -192,25 +202,30 @@ def unsupported_model_causes(model, logp, mode):
             f"{', '.join(random)}, as pm.Minibatch does): NUTS needs a "
             "deterministic log-density"
         )
-    if is_onnx(mode) and not random:
-        causes += [
-            f"no ONNX conversion: {problem}"
-            for problem in onnx_problems(model.value_vars, logp, continuous_types)
-        ]
     return causes
 
 
-def is_onnx(mode):
-    return isinstance(get_mode(mode).linker, ONNXLinker)
+def conversion_causes(model, logp, mode):
+    """What keeps the log-density and its gradient from converting to ONNX.
 
+    Checked only when a model fails (its other causes, or its compilation):
+    the check rewrites the graph as a compilation does, which costs about
+    as much as compiling the log-density and gradient once.
+    """
+    from pymc.vartypes import continuous_types
 
-def onnx_problems(values, logp, continuous_types):
-    """What stops the log-density and its gradient from converting to ONNX."""
     from pytensor.link.onnx.export import onnx_support_report
 
+    if not isinstance(get_mode(mode).linker, ONNXLinker):
+        return []
+    values = model.value_vars
     continuous = [v for v in values if v.dtype in continuous_types]
     gradient = pt.grad(logp, continuous) if continuous else []
-    return onnx_support_report((values, [logp, *gradient]), target=None).problems
+    try:
+        report = onnx_support_report((values, [logp, *gradient]), target=None)
+    except Exception:  # a graph that cannot even be rewritten: its other causes stand
+        return []
+    return [f"no ONNX conversion: {problem}" for problem in report.problems]
 
 
 def seeds_per_chain(random_seed, chains):
@@ -226,7 +241,7 @@ def seeds_per_chain(random_seed, chains):
     return [rng.integers(2**30) for rng in chain_rngs], sampler_rng
 
 
-def jittered_initial_points(model, logp, seeds):
+def jittered_initial_points(model, logp, seeds, mode):
     """The initial points of ``init="jitter+adapt_diag"``, stacked by chain.
 
     Each chain starts at the model's initial point with a uniform(-1, 1)
@@ -237,9 +252,7 @@ def jittered_initial_points(model, logp, seeds):
     from pymc.sampling.mcmc import _init_jitter
 
     values = model.value_vars
-    logp_fn = pytensor.function(
-        values, logp, mode="FAST_COMPILE", on_unused_input="ignore"
-    )
+    logp_fn = pytensor.function(values, logp, mode=mode, on_unused_input="ignore")
     points = _init_jitter(
         model,
         None,
