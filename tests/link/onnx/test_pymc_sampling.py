@@ -211,7 +211,13 @@ def regression():
 
     model = regression_with_coords()
     return model, sample(
-        model=model, draws=100, tune=100, chains=2, random_seed=SEED, progressbar=False
+        model=model,
+        draws=100,
+        tune=100,
+        chains=2,
+        random_seed=SEED,
+        progressbar=False,
+        idata_kwargs={"log_likelihood": True, "save_warmup": True},
     )
 
 
@@ -235,6 +241,8 @@ def test_inference_data_has_the_groups_and_names_of_pm_sample(regression):
     assert set(idata.groups()) == {
         "posterior",
         "sample_stats",
+        "warmup_sample_stats",
+        "log_likelihood",
         "observed_data",
         "constant_data",
     }
@@ -254,6 +262,7 @@ def test_inference_data_has_the_groups_and_names_of_pm_sample(regression):
     for name, kind in STATS.items():
         assert idata.sample_stats[name].dims == ("chain", "draw"), name
         assert np.issubdtype(idata.sample_stats[name].dtype, kind), name
+        assert idata.warmup_sample_stats[name].shape == (2, 100), name
     assert idata.posterior.attrs["tuning_steps"] == 100
     assert idata.posterior.attrs["sampling_time"] > 0
     np.testing.assert_array_equal(
@@ -279,6 +288,20 @@ def test_posterior_is_in_the_constrained_space_with_its_deterministics(regressio
     np.testing.assert_allclose(
         posterior["slope_ratio"],
         posterior["slopes"].values[..., 0] / posterior["slopes"].values[..., 1],
+    )
+
+
+def test_log_likelihood_is_pointwise_at_each_draw(regression):
+    from scipy.stats import norm
+
+    model, idata = regression
+    y = model.rvs_to_values[model["y"]].data
+
+    np.testing.assert_allclose(
+        idata.log_likelihood["y"],
+        norm.logpdf(
+            y, idata.posterior["mean"], idata.posterior["sigma"].values[..., None]
+        ),
     )
 
 

@@ -146,7 +146,7 @@ def sample(
     warmup_stats = sample_stats(result.warmup_stats, max_treedepth)
     attrs = {"sampling_time": result.sampling_seconds, "tuning_steps": tune}
     idata = inference_data(
-        model, posterior, stats, warmup_stats, attrs, dict(idata_kwargs or {})
+        model, posterior, stats, warmup_stats, attrs, dict(idata_kwargs or {}), mode
     )
     log_convergence_warnings(idata, model)
     return idata
@@ -247,7 +247,8 @@ def jittered_initial_points(model, logp, seeds, mode):
     Each chain starts at the model's initial point with a uniform(-1, 1)
     jitter on the unconstrained values, drawn again (up to 10 times) while
     the log-density there is not finite, as ``pm.sample`` does. The check
-    runs in PyTensor's Python mode: it needs a few calls, not a compilation.
+    compiles the log-density in the sampler's mode: a model that does not
+    convert to ONNX fails here, before the sampler compiles.
     """
     from pymc.sampling.mcmc import _init_jitter
 
@@ -303,7 +304,7 @@ def sample_stats(stats, max_treedepth):
     return {**stats, "reached_max_treedepth": stats["tree_depth"] >= max_treedepth}
 
 
-def inference_data(model, posterior, stats, warmup_stats, attrs, idata_kwargs):
+def inference_data(model, posterior, stats, warmup_stats, attrs, idata_kwargs, mode):
     """An ``InferenceData`` with the groups and attributes ``pm.sample`` gives.
 
     ``idata_kwargs={"save_warmup": True}`` adds the warm-up's sample stats
@@ -344,6 +345,7 @@ def inference_data(model, posterior, stats, warmup_stats, attrs, idata_kwargs):
             var_names=None if log_likelihood is True else log_likelihood,
             model=model,
             progressbar=False,
+            compile_kwargs={"mode": mode},
         )
     return idata
 
