@@ -17,11 +17,11 @@ import pytensor.link.onnx  # noqa: F401  (registers mode="ONNX")
 
 
 PYMC_INSTALLED = importlib.util.find_spec("pymc") is not None
-needs_pymc = pytest.mark.skipif(
-    not PYMC_INSTALLED,
-    reason="needs PyMC: PYTENSOR_VERSION=2.38.3 bash scripts/run_tests.sh "
-    "tests/link/onnx/test_pymc_sampling.py",
+NEEDS_PYMC = (
+    "needs PyMC: PYTENSOR_VERSION=2.38.3 bash scripts/run_tests.sh "
+    "tests/link/onnx/test_pymc_sampling.py"
 )
+needs_pymc = pytest.mark.skipif(not PYMC_INSTALLED, reason=NEEDS_PYMC)
 SEED = 20261206
 
 WITHOUT_PYMC = """
@@ -202,7 +202,7 @@ def test_chains_start_where_pm_sample_starts_them(monkeypatch):
 @pytest.fixture(scope="module")
 def regression():
     """A model with coords, dims, a data container and deterministics, sampled."""
-    pytest.importorskip("pymc")
+    pytest.importorskip("pymc", reason=NEEDS_PYMC)
     pytest.importorskip(
         "pytensor.link.onnx.sampling", reason="the in-graph NUTS sampler is missing"
     )
