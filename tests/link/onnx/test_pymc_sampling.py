@@ -235,6 +235,7 @@ STATS = {
 }
 
 
+@pytest.mark.slow
 def test_inference_data_has_the_groups_and_names_of_pm_sample(regression):
     model, idata = regression
 
@@ -273,6 +274,7 @@ def test_inference_data_has_the_groups_and_names_of_pm_sample(regression):
     )
 
 
+@pytest.mark.slow
 def test_posterior_is_in_the_constrained_space_with_its_deterministics(regression):
     model, idata = regression
     posterior = idata.posterior
@@ -291,6 +293,7 @@ def test_posterior_is_in_the_constrained_space_with_its_deterministics(regressio
     )
 
 
+@pytest.mark.slow
 def test_log_likelihood_is_pointwise_at_each_draw(regression):
     from scipy.stats import norm
 
@@ -305,6 +308,7 @@ def test_log_likelihood_is_pointwise_at_each_draw(regression):
     )
 
 
+@pytest.mark.slow
 def test_arviz_summarizes_and_plots_it(regression):
     import arviz as az
 
