@@ -33,6 +33,7 @@ import importlib.util
 import logging
 import platform
 import time
+import warnings
 from datetime import UTC, datetime
 
 from run import limit_threads
@@ -58,6 +59,9 @@ def samplers():
     import pymc as pm
 
     from pytensor.link.onnx.pymc import sample
+
+    logging.getLogger("pymc").setLevel(logging.ERROR)  # PyMC sets INFO on import
+    warnings.filterwarnings("ignore", message="Only .* samples per chain")
 
     def onnx_nuts(model, chains, tune, draws):
         return sample(
@@ -229,5 +233,4 @@ if __name__ == "__main__":
     )
     args = parser.parse_args()
     limit_threads(1)  # before NumPy loads
-    logging.getLogger("pymc").setLevel(logging.ERROR)
     main(args.quick, args.only)
