@@ -301,7 +301,12 @@ def constrained_posterior(model, draws, var_names, mode):
 
 
 def sample_stats(stats, max_treedepth):
-    return {**stats, "reached_max_treedepth": stats["tree_depth"] >= max_treedepth}
+    """The sampler's stats and ``reached_max_treedepth``, as PyMC marks it: the
+    trajectory made every doubling allowed without diverging (PyMC also leaves
+    out the trees whose last doubling made a U-turn, which the stats do not
+    tell apart)."""
+    reached = (stats["tree_depth"] >= max_treedepth) & ~stats["diverging"]
+    return {**stats, "reached_max_treedepth": reached}
 
 
 def inference_data(model, posterior, stats, warmup_stats, attrs, idata_kwargs, mode):
