@@ -3,6 +3,7 @@
 import itertools
 import sys
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,9 @@ STAT_NAMES = (
 )
 EARLY_MAX_TREEDEPTH, EARLY_DRAWS = 8, 200
 DRAWS_PER_CHUNK = 100
+# The depth the sampler is compiled for; smaller maximum depths are a runtime
+# input, so that one compiled sampler serves them all.
+COMPILED_TREEDEPTH = 10
 
 
 @dataclass
@@ -65,7 +69,8 @@ class NUTSResult:
         The adapted step size ``(chains,)`` and diagonal inverse mass matrix
         ``(chains, n)`` of the raveled values.
     compile_seconds, sampling_seconds
-        Wall time spent compiling the sampler and running it.
+        Wall time spent compiling the sampler (0 when `sample_nuts` reuses the
+        sampler it compiled for the same ``logp`` and settings) and running it.
     """
 
     draws: list[np.ndarray]
@@ -129,7 +134,7 @@ class ChunkFunction:
 
 
 def chunk_graph(
-    log_density: RaveledLogDensity, n_chains: int, *, target_accept, max_treedepth
+    log_density: RaveledLogDensity, n_chains: int, *, target_accept, max_treedepth, mode
 ):
     """The inputs and outputs of a chunk of draws (see `ChunkFunction`)."""
     n = log_density.size
@@ -170,6 +175,7 @@ def chunk_graph(
             rng,
             depth_limit,
             max_treedepth,
+            mode,
         )
         da_state = dual_averaging_update(
             da_state, transition.acceptance_rate, target_accept, tuning
@@ -199,6 +205,7 @@ def chunk_graph(
     logp, grad = log_density.batched(position)
     outputs = loop(
         draw,
+        mode=mode,
         outputs_info=[position, logp, grad, *dual_averaging, *welford, rng]
         + [None] * len(STAT_NAMES),
         n_steps=n_draws,
@@ -224,10 +231,44 @@ def compile_chunk_function(
     log_density: RaveledLogDensity, n_chains: int, *, target_accept, max_treedepth, mode
 ) -> ChunkFunction:
     inputs, outputs = chunk_graph(
-        log_density, n_chains, target_accept=target_accept, max_treedepth=max_treedepth
+        log_density,
+        n_chains,
+        target_accept=target_accept,
+        max_treedepth=max_treedepth,
+        mode=mode,
     )
     function = pytensor.function(inputs, outputs, mode=mode)
     return ChunkFunction(function, log_density, max_treedepth)
+
+
+COMPILED = weakref.WeakKeyDictionary()
+
+
+def cached_chunk_function(logp, values, shapes, n_chains, dtype, **settings):
+    """The chunk function of ``logp``, compiled once per values, shapes and
+    settings, and the seconds compiling it took now (0 if compiled before).
+
+    Kept as long as ``logp`` lives, so that sampling the same graph again (other
+    seeds, other data in shared variables) does not compile it again.
+    """
+    mode = settings["mode"]
+    key = (
+        tuple(values),
+        tuple(shapes),
+        n_chains,
+        dtype,
+        settings["target_accept"],
+        settings["max_treedepth"],
+        mode if isinstance(mode, str) else id(mode),
+    )
+    per_logp = COMPILED.setdefault(logp, {})
+    if key in per_logp:
+        return per_logp[key][0], 0.0
+    start = time.perf_counter()
+    log_density = raveled_log_density(logp, values, shapes, dtype)
+    chunk = compile_chunk_function(log_density, n_chains, **settings)
+    per_logp[key] = (chunk, mode)
+    return chunk, time.perf_counter() - start
 
 
 def value_shapes(values, initial_points) -> tuple[int, list[tuple[int, ...]]]:
@@ -355,17 +396,18 @@ def sample_nuts(
     check_log_density(logp, values)
     n_chains, shapes = value_shapes(values, initial_points)
     dtype = upcast(*(value.type.dtype for value in values))
-    log_density = raveled_log_density(logp, values, shapes, dtype)
 
-    start_time = time.perf_counter()
-    chunk = compile_chunk_function(
-        log_density,
+    chunk, compile_seconds = cached_chunk_function(
+        logp,
+        values,
+        shapes,
         n_chains,
+        dtype,
         target_accept=target_accept,
-        max_treedepth=max_treedepth,
+        max_treedepth=max(max_treedepth, COMPILED_TREEDEPTH),
         mode=mode,
     )
-    compile_seconds = time.perf_counter() - start_time
+    log_density = chunk.log_density
 
     n = log_density.size
     position = np.concatenate(

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.scan.utils import until
+from pytensor.tensor.random.basic import normal, uniform
 
 import pytensor
 
@@ -43,7 +44,11 @@ MAX_ENERGY_ERROR = 1000.0
 
 
 def loop(step, **kwargs):
-    """``pytensor.scan`` returning its outputs as a list."""
+    """``pytensor.scan`` returning its outputs as a list.
+
+    Pass the ``mode`` the sampler is compiled in: the inner functions of a
+    ``Scan`` are compiled in the mode it is built with.
+    """
     outputs = pytensor.scan(step, return_updates=False, **kwargs)
     return list(outputs) if isinstance(outputs, list | tuple) else [outputs]
 
@@ -81,6 +86,13 @@ def checkpoint_tables(max_treedepth: int):
             check[k, 0, idx_min : idx_max + 1] = True
             check[k, 1, idx_min + 1 : idx_max + 1] = True
     return store, check
+
+
+def random_draws(op, rng, size, dtype, *params):
+    """The next generator and the draws of the ``RandomVariable`` ``op`` of ``dtype``."""
+    if op.dtype != dtype:
+        op = type(op)(**{**op._props_dict(), "dtype": dtype})
+    return op.make_node(rng, size, *(constant(x, dtype) for x in params)).outputs
 
 
 def dot(a, b):
@@ -210,7 +222,7 @@ def summarize_leaves(log_weights, active, dtype) -> LeafSummary:
     )
 
 
-def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype):
+def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
     """The body of the loop over the doublings of the tree."""
     store_table, check_table = (
         pt.constant(t) for t in checkpoint_tables(max_treedepth)
@@ -231,12 +243,11 @@ def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype):
         start = where_point(rightwards, right, left)
         signed_step = pt.where(rightwards, step_size, -step_size)[:, None]
         n_leaves = leaf_counts[depth]
-        rng, uniforms = pt.random.uniform(
-            size=(n_leaves, n_chains), rng=rng, dtype=dtype
-        ).owner.outputs
+        rng, uniforms = random_draws(uniform, rng, (n_leaves, n_chains), dtype, 0, 1)
         ckpt_zeros = pt.zeros((n_chains, 2, max_treedepth, n), dtype=dtype)
         outputs = loop(
             leapfrog,
+            mode=mode,
             sequences=[-pt.log(-pt.log(uniforms)), store_table[:n_leaves], check_table[:n_leaves]],
             outputs_info=[
                 *start, start.q, start.grad, prop_logp, prop_energy,
@@ -337,7 +348,16 @@ class Transition(NamedTuple):
 
 
 def nuts_transition(
-    logp_dlogp, q, logp, grad, step_size, inverse_mass, rng, depth_limit, max_treedepth
+    logp_dlogp,
+    q,
+    logp,
+    grad,
+    step_size,
+    inverse_mass,
+    rng,
+    depth_limit,
+    max_treedepth,
+    mode=None,
 ):
     """One NUTS transition from ``(q, logp, grad)`` for every chain.
 
@@ -345,20 +365,21 @@ def nuts_transition(
     ``(chains,)`` and gradients. ``step_size`` is ``(chains,)``,
     ``inverse_mass`` ``(chains, n)``; ``depth_limit`` (a scalar at most the
     static ``max_treedepth``) bounds the number of doublings. The number of
-    chains and ``n`` must be static.
+    chains and ``n`` must be static. ``mode`` is the mode of the loops.
     """
     dtype = q.dtype
     n_chains, n = q.type.shape
-    rng, z = pt.random.normal(size=(n_chains, n), rng=rng, dtype=dtype).owner.outputs
+    rng, z = random_draws(normal, rng, (n_chains, n), dtype, 0, 1)
     p = z / pt.sqrt(inverse_mass)
     start_energy = constant(0.5, dtype) * dot(p, inverse_mass * p) - logp
-    rng, uniforms = pt.random.uniform(
-        size=(2, max_treedepth, n_chains), rng=rng, dtype=dtype
-    ).owner.outputs
+    rng, uniforms = random_draws(
+        uniform, rng, (2, max_treedepth, n_chains), dtype, 0, 1
+    )
     zeros_chain = pt.zeros((n_chains,), dtype=dtype)
     zero_steps = pt.zeros((n_chains,), dtype="int64")
     outputs = loop(
-        doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype),
+        doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode),
+        mode=mode,
         sequences=[
             pt.arange(max_treedepth),
             uniforms[0] < constant(0.5, dtype),
