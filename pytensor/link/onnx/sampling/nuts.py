@@ -47,9 +47,26 @@ def loop(step, **kwargs):
     """``pytensor.scan`` returning its outputs as a list.
 
     Pass the ``mode`` the sampler is compiled in: the inner functions of a
-    ``Scan`` are compiled in the mode it is built with.
+    ``Scan`` are compiled in the mode it is built with. Each recurrent output
+    keeps the static shape of its initial value (with a single chain, some Ops
+    lose the static length 1 of the chain axis).
     """
-    outputs = pytensor.scan(step, return_updates=False, **kwargs)
+    initial = kwargs.get("outputs_info", [])
+
+    def typed_step(*args):
+        outputs = step(*args)
+        stop = None
+        if isinstance(outputs, tuple) and isinstance(outputs[-1], until):
+            outputs, stop = outputs
+        outputs = [
+            pt.specify_shape(out, init.type.shape)
+            if isinstance(init, pt.TensorVariable) and out.type.shape != init.type.shape
+            else out
+            for out, init in zip(outputs, initial, strict=True)
+        ]
+        return outputs if stop is None else (outputs, stop)
+
+    outputs = pytensor.scan(typed_step, return_updates=False, **kwargs)
     return list(outputs) if isinstance(outputs, list | tuple) else [outputs]
 
 
@@ -131,7 +148,7 @@ def leapfrog_step(logp_dlogp, inverse_mass, dtype):
     values and, per chain, the log-weight of the leaf and whether the chain
     was still active.
     """
-    zero, half, inf = constant(0, dtype), constant(0.5, dtype), constant(np.inf, dtype)
+    zero, half = constant(0, dtype), constant(0.5, dtype)
     min_log_weight = constant(-MAX_ENERGY_ERROR, dtype)
 
     def step(
@@ -164,7 +181,7 @@ def leapfrog_step(logp_dlogp, inverse_mass, dtype):
             dot(subtree_sums, ckpt_velocity),
             dot(subtree_sums, velocity[:, None, None, :]),
         )
-        turning = pt.where(check[None], closest, inf).min(axis=(1, 2)) <= zero
+        turning = (check[None] & (closest <= zero)).any(axis=(1, 2))
         diverging = ~(log_weight > min_log_weight)
         new_stopped = stopped | turning | diverging
         return (
@@ -218,7 +235,7 @@ def summarize_leaves(log_weights, active, dtype) -> LeafSummary:
         diverging=(active & (log_weights <= constant(-MAX_ENERGY_ERROR, dtype))).any(
             axis=0
         ),
-        max_energy_error=errors[worst, pt.arange(errors.shape[1])],
+        max_energy_error=pt.take_along_axis(errors, worst[None], axis=0)[0],
     )
 
 
