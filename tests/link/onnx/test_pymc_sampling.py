@@ -199,6 +199,44 @@ def test_chains_start_where_pm_sample_starts_them(monkeypatch):
     assert kwargs["mode"] == "ONNX"
 
 
+@needs_pymc
+def test_a_model_sampled_again_reuses_its_log_density_until_it_changes(monkeypatch):
+    """``sample_nuts`` reuses its compiled sampler for the same ``logp`` object."""
+    import pymc as pm
+
+    from pytensor.link.onnx.pymc import sample
+
+    class Called(Exception):
+        pass
+
+    def sample_nuts(logp, *args, **kwargs):
+        raise Called(logp)
+
+    module = types.ModuleType("pytensor.link.onnx.sampling")
+    module.sample_nuts = sample_nuts
+    monkeypatch.setitem(sys.modules, "pytensor.link.onnx.sampling", module)
+
+    def sampled_logp(model):
+        with pytest.raises(Called) as called:
+            sample(model=model, chains=1, random_seed=SEED)
+        return called.value.args[0]
+
+    with pm.Model() as model:
+        data = pm.Data("data", np.zeros(3))
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.Normal("y", mu, 1.0, observed=data)
+    first = sampled_logp(model)
+    assert sampled_logp(model) is first
+    pm.set_data({"data": np.ones(3)}, model=model)
+    assert sampled_logp(model) is first  # same shapes: same sampler
+    pm.set_data({"data": np.ones(5)}, model=model)
+    resized = sampled_logp(model)
+    assert resized is not first
+    with model:
+        pm.HalfNormal("sigma", 1.0)
+    assert sampled_logp(model) is not resized
+
+
 @pytest.fixture(scope="module")
 def regression():
     """A model with coords, dims, a data container and deterministics, sampled."""

@@ -12,12 +12,14 @@ without it.
 """
 
 import importlib.metadata
+import weakref
 
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.compile.mode import get_mode
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.replace import vectorize_graph
-from pytensor.graph.traversal import ancestors
+from pytensor.graph.traversal import ancestors, graph_inputs
 from pytensor.tensor.random.type import RandomType
 
 import pytensor
@@ -31,6 +33,7 @@ PYMC_MISSING = (
 )
 SAMPLER_COMPILE_KWARGS = {"mode"}
 JITTER_MAX_RETRIES = 10
+LOG_DENSITIES = weakref.WeakKeyDictionary()
 
 
 class UnsupportedModelError(NotImplementedError):
@@ -118,7 +121,7 @@ def sample(
     pm = import_pymc()
     model = pm.modelcontext(model)
     mode = sampler_mode(compile_kwargs)
-    logp = model.logp()
+    logp = model_logp(model)
     if causes := model_causes(model, logp):
         raise UnsupportedModelError(causes + conversion_causes(model, logp, mode))
 
@@ -168,6 +171,33 @@ def sampler_mode(compile_kwargs):
             f"compile_kwargs {unknown} are not supported: the sampler takes only 'mode'"
         )
     return compile_kwargs.get("mode", "ONNX")
+
+
+def model_logp(model):
+    """``model.logp()``, the same graph while the model and its data's shapes
+    are unchanged: ``sample_nuts`` then reuses the sampler it compiled for it."""
+    key = (
+        tuple(model.value_vars),
+        tuple(model.free_RVs),
+        tuple(model.observed_RVs),
+        tuple(model.potentials),
+    )
+    cached = LOG_DENSITIES.get(model)
+    if cached is not None:
+        cached_key, logp, shapes = cached
+        if cached_key == key and data_shapes(logp) == shapes:
+            return logp
+    logp = model.logp()
+    LOG_DENSITIES[model] = (key, logp, data_shapes(logp))
+    return logp
+
+
+def data_shapes(logp):
+    return {
+        v: np.shape(v.get_value(borrow=True))
+        for v in graph_inputs([logp])
+        if isinstance(v, SharedVariable)
+    }
 
 
 def nuts_sampler():
