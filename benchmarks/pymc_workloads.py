@@ -316,10 +316,15 @@ def many_random_variables(quick):
     return model
 
 
+# The function that builds each workload's model (``quick``: small data)
+MODEL_BUILDERS = {}
+
+
 def pymc_workload(name, description, build_model):
     def build(quick):
         return logp_dlogp_case(build_model(quick))
 
+    MODEL_BUILDERS[PREFIX + name] = build_model
     return Workload(PREFIX + name, description, build, trust_input=True)
 
 

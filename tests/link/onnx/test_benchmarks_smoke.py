@@ -188,3 +188,19 @@ def test_baselines_agree_with_onnx_on_the_call_overhead_workload(tmp_path):
     engines = set(data["engines"].values())
     assert "C" in engines
     assert "Numba" in engines or data["skipped_backends"]["Numba"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
+)
+def test_sampling_benchmark_reports_every_sampler_or_why_not():
+    done = run_script_quick("sampling.py")
+    assert re.search(r"^benchmarks/sampling.py, .*: CPU .+", done.stdout, re.MULTILINE)
+    assert re.search(r"log-density and gradient: \d+ ONNX nodes", done.stdout)
+    numbers = r"( +\d+\.\d){2}( +\d+){2} +\d+\.\d +\d+\.\d\d +\d+ +\d+"
+    for sampler in ("ONNX NUTS", "pm.sample C", "pm.sample Numba", "pm.sample ONNX"):
+        row = rf"^{re.escape(sampler)}{numbers}$"
+        assert re.search(row, done.stdout, re.MULTILINE), sampler
+    numpyro = r"^numpyro( .+|: skipped, .+ not installed .+)$"
+    assert re.search(numpyro, done.stdout, re.MULTILINE)

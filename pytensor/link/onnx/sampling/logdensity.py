@@ -1,0 +1,129 @@
+"""The log-density of a batch of points, from the log-density graph of one point."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.graph.basic import Constant
+from pytensor.graph.replace import clone_replace, vectorize_graph
+from pytensor.graph.traversal import graph_inputs
+
+import pytensor
+
+
+FLOAT_DTYPES = ("float16", "float32", "float64")
+
+
+@dataclass(frozen=True)
+class RaveledLogDensity:
+    """A log-density of one flat position vector of ``size`` entries.
+
+    ``logp`` and ``grad`` are graphs of ``position``; `batched` evaluates
+    them at a batch of positions ``(chains, size)``.
+    """
+
+    position: pt.TensorVariable
+    logp: pt.TensorVariable
+    grad: pt.TensorVariable
+    shapes: tuple[tuple[int, ...], ...]
+
+    @property
+    def size(self) -> int:
+        return self.position.type.shape[0]
+
+    def batched(self, positions):
+        """The log-densities ``(chains,)`` and gradients ``(chains, size)`` at ``positions``."""
+        try:
+            logp, grad = vectorize_graph(
+                [self.logp, self.grad], replace={self.position: positions}
+            )
+        except NotImplementedError as error:
+            raise NotImplementedError(
+                "The log-density cannot be evaluated for several chains at once: "
+                f"{error}. Write it with Ops that PyTensor can vectorize."
+            ) from error
+        return logp, grad
+
+    def split(self, positions: np.ndarray, dtypes) -> list[np.ndarray]:
+        """The values, each ``(*batch, *shape)``, of raveled ``positions``."""
+        batch = positions.shape[:-1]
+        bounds = np.cumsum([0] + [int(np.prod(shape)) for shape in self.shapes])
+        return [
+            positions[..., start:stop].reshape(*batch, *shape).astype(dtype)
+            for start, stop, shape, dtype in zip(
+                bounds[:-1], bounds[1:], self.shapes, dtypes, strict=True
+            )
+        ]
+
+
+def check_log_density(logp, values):
+    if not isinstance(logp, pt.TensorVariable) or logp.type.ndim != 0:
+        raise ValueError(
+            f"logp must be a scalar tensor (the log-density), got {logp!r} "
+            f"of type {getattr(logp, 'type', type(logp))}."
+        )
+    if logp.type.dtype not in FLOAT_DTYPES:
+        raise TypeError(f"logp must be a float scalar, got dtype {logp.type.dtype}.")
+    for value in values:
+        if value.owner is not None:
+            raise ValueError(
+                f"Value {value} is computed from other variables: values must be "
+                "root variables of the logp graph (e.g. pt.vector('x'))."
+            )
+        if value.type.dtype not in FLOAT_DTYPES:
+            raise TypeError(
+                f"Value {value} has dtype {value.type.dtype}: NUTS samples "
+                "continuous values only (float32 or float64)."
+            )
+    others = [
+        var
+        for var in graph_inputs([logp])
+        if not isinstance(var, Constant | SharedVariable) and var not in values
+    ]
+    if others:
+        raise ValueError(
+            f"logp depends on inputs that are not among the values: {others}. "
+            "Make them values, constants or shared variables."
+        )
+
+
+def flat_piece(position, start, shape):
+    """The entries of ``position`` from ``start`` as an array of ``shape``.
+
+    Scalars and vectors are an index and a slice, whose shapes PyTensor knows
+    once batched over chains; only arrays of two dimensions or more need a
+    reshape.
+    """
+    if not shape:
+        return position[start]
+    size = int(np.prod(shape))
+    piece = position[start : start + size]
+    return piece if len(shape) == 1 else piece.reshape(shape)
+
+
+def flattened(x):
+    if x.type.ndim == 0:
+        return x[None]
+    return x if x.type.ndim == 1 else x.ravel()
+
+
+def raveled_log_density(logp, values, shapes, dtype) -> RaveledLogDensity:
+    """``logp`` as a function of one flat vector holding every value.
+
+    ``shapes`` are the shapes of the values; the vector has ``dtype``.
+    """
+    check_log_density(logp, values)
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    position = pt.vector("position", shape=(sum(sizes),), dtype=dtype)
+    pieces = []
+    start = 0
+    for value, shape, size in zip(values, shapes, sizes, strict=True):
+        pieces.append(flat_piece(position, start, shape).astype(value.type.dtype))
+        start += size
+    grads = pytensor.grad(logp, values)
+    grad = pt.concatenate([flattened(g.astype(dtype)) for g in grads])
+    point_logp, grad = clone_replace(
+        [logp.astype(dtype), grad], replace=dict(zip(values, pieces, strict=True))
+    )
+    return RaveledLogDensity(position, point_logp, grad, tuple(shapes))

@@ -1,0 +1,128 @@
+"""`sample_nuts` as an API: results, seeds, modes, limits and errors."""
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+
+import pytensor
+from pytensor.link.onnx.sampling import NUTSResult, sample_nuts
+from tests.link.onnx.sampling.diagnostics import effective_sample_size, split_chains
+
+
+SCALES = np.array([1.0, 3.0])
+STAT_DTYPES = {
+    "diverging": np.bool_,
+    "tree_depth": np.int64,
+    "n_steps": np.int64,
+    "step_size": np.float64,
+    "energy": np.float64,
+    "lp": np.float64,
+    "acceptance_rate": np.float64,
+    "energy_error": np.float64,
+    "max_energy_error": np.float64,
+}
+
+
+@pytest.fixture(scope="module")
+def normal_target():
+    x = pt.vector("x", shape=(2,))
+    return -0.5 * ((x / SCALES) ** 2).sum(), x
+
+
+def run(target, chains=2, **kwargs):
+    logp, x = target
+    settings = dict(draws=30, tune=30, random_seed=1) | kwargs
+    return sample_nuts(logp, [x], [np.zeros((chains, 2))], **settings)
+
+
+def test_result_has_the_contract_shapes_and_dtypes(normal_target):
+    result = run(normal_target, draws=25, tune=35)
+    assert isinstance(result, NUTSResult)
+    assert result.draws[0].shape == (2, 25, 2)
+    assert set(result.stats) == set(STAT_DTYPES) == set(result.warmup_stats)
+    for name, dtype in STAT_DTYPES.items():
+        assert result.stats[name].shape == (2, 25)
+        assert result.warmup_stats[name].shape == (2, 35)
+        assert result.stats[name].dtype == dtype, name
+    assert result.step_size.shape == (2,)
+    assert result.inverse_mass_matrix.shape == (2, 2)
+
+
+def test_values_of_several_shapes_and_shared_variables():
+    centre = pytensor.shared(np.arange(6.0).reshape(2, 3), name="centre")
+    scalar = pt.scalar("scalar")
+    matrix = pt.matrix("matrix", shape=(2, 3))
+    logp = -0.5 * scalar**2 - 0.5 * ((matrix - centre) ** 2).sum()
+    initial = [np.zeros(2), np.zeros((2, 2, 3))]
+    result = sample_nuts(
+        logp, [scalar, matrix], initial, draws=200, tune=100, random_seed=2
+    )
+    assert result.draws[0].shape == (2, 200)
+    assert result.draws[1].shape == (2, 200, 2, 3)
+    np.testing.assert_allclose(
+        result.draws[1].mean(axis=(0, 1)), centre.get_value(), atol=0.5
+    )
+
+
+def test_same_seed_same_draws_other_seed_other_draws(normal_target):
+    first = run(normal_target, random_seed=7)
+    again = run(normal_target, random_seed=7)
+    other = run(normal_target, random_seed=8)
+    np.testing.assert_array_equal(first.draws[0], again.draws[0])
+    np.testing.assert_array_equal(first.stats["n_steps"], again.stats["n_steps"])
+    assert not np.array_equal(first.draws[0], other.draws[0])
+    assert again.compile_seconds == 0
+
+
+def test_max_treedepth_is_honoured(normal_target):
+    result = run(normal_target, tune=0, max_treedepth=3)
+    # With the initial step size 0.25 / n**0.25 on a scale of 3, every tree
+    # would grow past depth 3.
+    assert result.stats["tree_depth"].max() == 3
+    assert result.stats["n_steps"].max() == 7
+
+
+def test_the_graph_runs_in_python_mode_and_agrees_with_onnx(normal_target):
+    reference = run(
+        normal_target, draws=300, tune=100, mode="FAST_COMPILE", random_seed=3
+    )
+    onnx = run(normal_target, draws=300, tune=100, random_seed=3)
+    for result in (reference, onnx):
+        draws = result.draws[0]
+        for i, scale in enumerate(SCALES):
+            ess = effective_sample_size(split_chains(draws[..., i]))
+            assert abs(draws[..., i].mean()) < 4.5 * scale / np.sqrt(ess)
+            assert 0.5 < draws[..., i].std() / scale < 1.5
+    assert not np.array_equal(reference.draws[0], onnx.draws[0])
+
+
+def test_logp_of_an_input_that_is_not_a_value_is_refused():
+    x = pt.vector("x", shape=(2,))
+    sigma = pt.scalar("sigma")
+    with pytest.raises(ValueError, match="sigma"):
+        sample_nuts(-0.5 * ((x / sigma) ** 2).sum(), [x], [np.zeros((2, 2))])
+
+
+def test_integer_values_are_refused():
+    k = pt.lvector("k")
+    with pytest.raises(TypeError, match="continuous values only"):
+        sample_nuts(
+            -(k**2).sum().astype("float64"), [k], [np.zeros((2, 3), dtype="int64")]
+        )
+
+
+def test_non_scalar_logp_is_refused():
+    x = pt.vector("x", shape=(2,))
+    with pytest.raises(ValueError, match="scalar"):
+        sample_nuts(-0.5 * x**2, [x], [np.zeros((2, 2))])
+
+
+@pytest.mark.parametrize(
+    "initial",
+    [[np.zeros(2)], [np.zeros((2, 3))], [np.zeros((2, 2)), np.zeros((2, 2))]],
+    ids=["no chain axis", "wrong value shape", "one point too many"],
+)
+def test_initial_points_of_the_wrong_shape_are_refused(initial):
+    x = pt.vector("x", shape=(2,))
+    with pytest.raises(ValueError, match="initial point"):
+        sample_nuts(-0.5 * (x**2).sum(), [x], initial)
