@@ -2,15 +2,15 @@
 
 import numpy as np
 import onnxruntime as ort
-import pytensor.tensor as pt
 
 from pytensor.link.onnx import export_onnx, random_key
 from pytensor.link.onnx.sampling import nuts_chunk_function
 
 
-def test_exported_chunk_takes_state_and_key_and_returns_draws_and_next_state(tmp_path):
-    x = pt.vector("x", shape=(2,))
-    logp = -0.5 * ((x / np.array([1.0, 3.0])) ** 2).sum()
+def test_exported_chunk_takes_state_and_key_and_returns_draws_and_next_state(
+    tmp_path, normal_target
+):
+    logp, x, _ = normal_target
     chunk, state = nuts_chunk_function(logp, [x], [np.zeros((2, 2))], random_seed=3)
     settings = [np.int64(40), np.bool_(True), np.bool_(False), np.int64(10)]
     expected = chunk.function(*state.inputs(), *settings)
