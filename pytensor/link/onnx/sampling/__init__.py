@@ -5,7 +5,12 @@
 adaptation) is one onnxruntime model.
 """
 
-from pytensor.link.onnx.sampling.driver import NUTSResult, sample_nuts
+from pytensor.link.onnx.sampling.driver import (
+    ChainState,
+    NUTSResult,
+    nuts_chunk_function,
+    sample_nuts,
+)
 
 
-__all__ = ["NUTSResult", "sample_nuts"]
+__all__ = ["ChainState", "NUTSResult", "nuts_chunk_function", "sample_nuts"]

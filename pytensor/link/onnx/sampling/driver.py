@@ -224,7 +224,12 @@ def chunk_graph(
         accumulate,
         depth_limit,
     ]
-    return inputs, [draws, *stats, draws[-1], inverse_mass, *next_states]
+    outputs = [draws, *stats, draws[-1], inverse_mass, *next_states]
+    names = ["draws", *STAT_NAMES] + [f"next_{var.name}" for var in inputs[:11]]
+    for var, name in zip(outputs, names, strict=True):
+        if var not in inputs:
+            var.name = name
+    return inputs, outputs
 
 
 def compile_chunk_function(
@@ -269,6 +274,65 @@ def cached_chunk_function(logp, values, shapes, n_chains, dtype, **settings):
     chunk = compile_chunk_function(log_density, n_chains, **settings)
     per_logp[key] = (chunk, mode)
     return chunk, time.perf_counter() - start
+
+
+def initial_state(
+    log_density: RaveledLogDensity, initial_points, random_seed
+) -> ChainState:
+    """The state before the warm-up: PyMC's initial step size, a unit mass matrix."""
+    n = log_density.size
+    dtype = log_density.position.type.dtype
+    n_chains = np.shape(initial_points[0])[0]
+    position = np.concatenate(
+        [np.asarray(p, dtype=dtype).reshape(n_chains, -1) for p in initial_points],
+        axis=1,
+    )
+    step_size = np.full(n_chains, 0.25 / n**0.25)
+    return ChainState(
+        position=position,
+        inverse_mass=np.ones((n_chains, n), dtype=dtype),
+        dual_averaging=DualAveraging(
+            *(x.astype(dtype) for x in initial_dual_averaging(step_size))
+        ),
+        welford=empty_welford(n_chains, n, dtype),
+        rng=np.random.default_rng(random_seed),
+    )
+
+
+def nuts_chunk_function(
+    logp,
+    values,
+    initial_points,
+    *,
+    random_seed=None,
+    target_accept=TARGET_ACCEPT,
+    max_treedepth=10,
+    mode="ONNX",
+) -> tuple[ChunkFunction, ChainState]:
+    """The compiled chunk of draws `sample_nuts` runs, and its initial state.
+
+    ``chunk.function`` takes the state (``ChainState.inputs()``: positions,
+    inverse mass matrix, dual-averaging and Welford accumulators, the random
+    generator) and ``n_draws``, ``tuning``, ``accumulate``, ``depth_limit``;
+    it returns the draws, the statistics and the next state. Under
+    ``mode="ONNX"``, ``export_onnx(chunk.function, path)`` writes it as a
+    model that takes the generator as a uint64 key.
+    """
+    values = list(values)
+    check_log_density(logp, values)
+    n_chains, shapes = value_shapes(values, initial_points)
+    dtype = upcast(*(value.type.dtype for value in values))
+    chunk, _ = cached_chunk_function(
+        logp,
+        values,
+        shapes,
+        n_chains,
+        dtype,
+        target_accept=target_accept,
+        max_treedepth=max_treedepth,
+        mode=mode,
+    )
+    return chunk, initial_state(chunk.log_density, initial_points, random_seed)
 
 
 def value_shapes(values, initial_points) -> tuple[int, list[tuple[int, ...]]]:
@@ -409,23 +473,7 @@ def sample_nuts(
     )
     log_density = chunk.log_density
 
-    n = log_density.size
-    position = np.concatenate(
-        [np.asarray(p, dtype=dtype).reshape(n_chains, -1) for p in initial_points],
-        axis=1,
-    )
-    state = ChainState(
-        position=position,
-        inverse_mass=np.ones((n_chains, n), dtype=dtype),
-        dual_averaging=DualAveraging(
-            *(
-                x.astype(dtype)
-                for x in initial_dual_averaging(np.full(n_chains, 0.25 / n**0.25))
-            )
-        ),
-        welford=empty_welford(n_chains, n, dtype),
-        rng=np.random.default_rng(random_seed),
-    )
+    state = initial_state(log_density, initial_points, random_seed)
     draw_chunks, stat_chunks = [], []
     start_time = time.perf_counter()
     for segment in schedule(tune, draws, max_treedepth):
@@ -443,7 +491,7 @@ def sample_nuts(
         stat_chunks.append(stats)
         if segment.closes_window:
             state.inverse_mass = regularized_variance(state.welford).astype(dtype)
-            state.welford = empty_welford(n_chains, n, dtype)
+            state.welford = empty_welford(n_chains, log_density.size, dtype)
         if progressbar:
             report_progress(segment.stop, tune, draws, stats)
     sampling_seconds = time.perf_counter() - start_time
