@@ -412,7 +412,16 @@ def probe_sample():
 
     table = TARGETS["onnxruntime"]
     sample = []
-    for op_type in ["Erf", "Where", "Max", "Cast", "MatMul", "Softplus", "Loop"]:
+    for op_type in [
+        "Erf",
+        "Where",
+        "Max",
+        "Cast",
+        "MatMul",
+        "Softplus",
+        "Loop",
+        "QuantizeLinear",
+    ]:
         for opset in (17, 18, 21):
             schema = onnx.defs.get_schema(op_type, opset, "")
             for binding in bindings(schema):
