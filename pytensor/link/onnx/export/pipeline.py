@@ -3,7 +3,7 @@
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
@@ -69,6 +69,11 @@ class ExportOptions:
     example_inputs: Sequence | Mapping | None = None
     test_data: bool = False
     external_data: bool | None = None
+
+    @classmethod
+    def of_arguments(cls, arguments: Mapping) -> "ExportOptions":
+        """The options among the keyword ``arguments`` of :func:`export_onnx`."""
+        return cls(**{field.name: arguments[field.name] for field in fields(cls)})
 
     def unsupported(self, problems) -> UnsupportedGraphError:
         """The error reporting ``problems`` for an export with these options."""
@@ -271,21 +276,7 @@ def export_onnx(
     >>> "w" in {t.name for t in model.graph.initializer}
     True
     """
-    options = ExportOptions(
-        opset=opset,
-        target=target,
-        dtype=dtype,
-        input_names=input_names,
-        output_names=output_names,
-        dims=dims,
-        weights_as_inputs=weights_as_inputs,
-        doc_string=doc_string,
-        model_version=model_version,
-        verify=verify,
-        example_inputs=example_inputs,
-        test_data=test_data,
-        external_data=external_data,
-    )
+    options = ExportOptions.of_arguments(locals())
     return write_export(source, path, options)
 
 
