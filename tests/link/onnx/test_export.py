@@ -510,7 +510,7 @@ def test_unknown_target_and_dtype_are_refused():
     with pytest.raises(ValueError, match="Unknown target"):
         export_onnx(mlp_graph(), target="tensorrt")
     with pytest.raises(ValueError, match="dtype must be"):
-        export_onnx(mlp_graph(), dtype="float16")
+        export_onnx(mlp_graph(), dtype="bfloat16")
 
 
 # ----------------------------------------------------------------- weights
