@@ -203,6 +203,12 @@ def export_onnx(
     every operator and dtype in it. Everything that prevents the export is
     reported at once, in an :class:`~pytensor.link.onnx.export.UnsupportedGraphError`.
 
+    Every export with ``quantize`` or ``dtype="float16"`` measures the model
+    against the float32 model (bytes, errors per output, argmax agreement)
+    and stores the :class:`~pytensor.link.onnx.export.PrecisionReport` in its
+    metadata: read it with :func:`~pytensor.link.onnx.export.precision_report`.
+    ``verify`` checks the float32 model against PyTensor, before conversion.
+
     Parameters
     ----------
     source
@@ -293,12 +299,6 @@ def export_onnx(
         onnxruntime picks each activation's range from the calibration data.
     float16_io
         With ``dtype="float16"``: make the inputs and outputs float16 too.
-
-    Every export with ``quantize`` or ``dtype="float16"`` measures the model
-    against the float32 model (bytes, errors per output, argmax agreement)
-    and stores the :class:`~pytensor.link.onnx.export.PrecisionReport` in its
-    metadata: read it with :func:`~pytensor.link.onnx.export.precision_report`.
-    ``verify`` checks the float32 model against PyTensor, before conversion.
 
     Returns
     -------
