@@ -628,6 +628,21 @@ def test_metadata():
     assert model.opset_import[0].version == 19
 
 
+def test_metadata_of_the_caller_is_stored_next_to_the_exporters():
+    model = export_onnx(mlp_graph(), metadata={"dataset": "iris", "units": "cm"})
+
+    props = {p.key: p.value for p in model.metadata_props}
+    assert props == {
+        "pytensor_version": pytensor.__version__,
+        "dataset": "iris",
+        "units": "cm",
+    }
+    with pytest.raises(ValueError, match="writes \\['pytensor_version'\\] itself"):
+        export_onnx(mlp_graph(), metadata={"pytensor_version": "mine"})
+    with pytest.raises(TypeError, match="strings"):
+        export_onnx(mlp_graph(), metadata={"version": 2})
+
+
 def test_file_holds_no_path_user_or_host_name(tmp_path):
     inputs, outputs = mlp_graph()
     path = tmp_path / "m.onnx"

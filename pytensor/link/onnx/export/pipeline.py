@@ -27,7 +27,10 @@ from pytensor.link.onnx.export.exportable import (
     is_random_generator,
 )
 from pytensor.link.onnx.export.files import check_file, staged_files
-from pytensor.link.onnx.export.precision import convert_precision
+from pytensor.link.onnx.export.precision import (
+    PRECISION_REPORT_METADATA,
+    convert_precision,
+)
 from pytensor.link.onnx.export.quantization import check_quantize_options
 from pytensor.link.onnx.export.report import (
     SupportProblem,
@@ -75,6 +78,7 @@ class ExportOptions:
     calibration: Iterable | None = None
     calibration_method: str = "minmax"
     float16_io: bool = False
+    metadata: Mapping | None = None
 
     @property
     def graph_dtype(self) -> str | None:
@@ -188,6 +192,7 @@ def export_onnx(
     calibration: Iterable | None = None,
     calibration_method: str = "minmax",
     float16_io: bool = False,
+    metadata: Mapping | None = None,
 ) -> onnx.ModelProto:
     """Export a PyTensor function or graph as a self-contained ONNX model.
 
@@ -299,6 +304,9 @@ def export_onnx(
         onnxruntime picks each activation's range from the calibration data.
     float16_io
         With ``dtype="float16"``: make the inputs and outputs float16 too.
+    metadata
+        ``{key: text}`` added to the model's metadata (``metadata_props``),
+        next to the keys the export writes itself, which it cannot replace.
 
     Returns
     -------
@@ -465,7 +473,7 @@ def prepare_export(source, options: ExportOptions) -> PreparedExport:
     context = PassContext(model=model, weights=weights)
     run_graph_passes(model.graph, context)
     weights = context.weights
-    set_metadata(model, options.doc_string, options.model_version, names.random_keys)
+    set_metadata(model, options, names.random_keys)
     skeleton = skeleton_of(model, weights)
     name_output_dims(model, skeleton, static_dims_relaxed)
     onnx.checker.check_model(skeleton, full_check=True)
@@ -736,17 +744,25 @@ def set_input_dims(model, dims: Mapping) -> bool:
     return relaxed
 
 
-def set_metadata(model, doc_string, model_version, random_keys):
+def set_metadata(model, options: ExportOptions, random_keys):
     import pytensor
 
     model.producer_name = PRODUCER
     model.producer_version = package_version()
-    model.doc_string = doc_string
-    model.model_version = int(model_version)
+    model.doc_string = options.doc_string
+    model.model_version = int(options.model_version)
     props = {"pytensor_version": pytensor.__version__}
     if random_keys:
         props[RANDOM_KEYS_METADATA] = json.dumps(random_keys)
-    helper.set_model_props(model, props)
+    extra = dict(options.metadata or {})
+    reserved = sorted(
+        set(extra) & {*props, RANDOM_KEYS_METADATA, PRECISION_REPORT_METADATA}
+    )
+    if reserved:
+        raise ValueError(f"metadata: the export writes {reserved} itself")
+    if not all(isinstance(v, str) and isinstance(k, str) for k, v in extra.items()):
+        raise TypeError("metadata: keys and values must be strings")
+    helper.set_model_props(model, props | extra)
 
 
 def package_version() -> str:
