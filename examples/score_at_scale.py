@@ -19,6 +19,7 @@ distributed).
 """
 
 import argparse
+import logging
 import time
 from pathlib import Path
 
@@ -88,8 +89,9 @@ def register_sessions(client, model_bytes):
         def setup(self, worker):
             setattr(worker, SESSION_ATTRIBUTE, new_session(self.model_bytes))
 
-    # Dask's way to ship local code to the workers: they import this file
-    client.upload_file(__file__)
+    # Dask's way to ship local code: the workers import this file when a task
+    # needs it (load=False: the scheduler, here in this process, does not)
+    client.upload_file(__file__, load=False)
     client.register_plugin(ONNXSession(model_bytes))
 
 
@@ -102,15 +104,17 @@ def score_chunk(chunk):
     return probabilities
 
 
+def scored(features):
+    """The probabilities of every row of ``features``: one task per chunk."""
+    return features.map_blocks(
+        score_chunk, dtype="float32", chunks=(features.chunks[0], (N_CLASSES,))
+    )
+
+
 def score_on_cluster(client, model_bytes, features) -> np.ndarray:
     """The probabilities of every row of ``features``, scored by the workers."""
     register_sessions(client, model_bytes)
-    scores = features.map_blocks(
-        score_chunk,
-        dtype="float32",
-        chunks=(features.chunks[0], (N_CLASSES,)),
-    )
-    return client.compute(scores).result()
+    return client.compute(scored(features)).result()
 
 
 def score_in_process(model_bytes, features) -> np.ndarray:
@@ -171,6 +175,7 @@ def local_cluster(workers, processes=True):
         processes=processes,
         host="127.0.0.1",
         dashboard_address=None,
+        silence_logs=logging.WARNING,
     )
 
 

@@ -188,3 +188,21 @@ def test_baselines_agree_with_onnx_on_the_call_overhead_workload(tmp_path):
     engines = set(data["engines"].values())
     assert "C" in engines
     assert "Numba" in engines or data["skipped_backends"]["Numba"]
+
+
+@pytest.mark.slow
+def test_quantization_benchmark_times_every_variant_and_the_cluster():
+    done = run_script_quick("quantization.py")
+    for model in ("mlp", "cnn"):
+        for variant in ("float32", "int8 static", "int8 dynamic", "float16"):
+            row = (
+                rf"^{model} +{re.escape(variant)} +\d+ +\d+\.\d% +"
+                r"\d+\.\dus +\d+\.\d\dx +\d+\.\dus +\d+\.\d\dx$"
+            )
+            assert re.search(row, done.stdout, flags=re.MULTILINE), (model, variant)
+    if importlib.util.find_spec("distributed") is None:
+        assert "pip install -e '.[scale]'" in done.stdout
+    else:
+        for workers in (1, 2):
+            row = rf"^{workers} worker\(s\) +[\d,]+ rows/s$"
+            assert re.search(row, done.stdout, flags=re.MULTILINE), workers

@@ -27,7 +27,6 @@ ROWS = 1_000_000
 
 @pytest.fixture(scope="module")
 def example():
-    # imported under its file's name: the workers import the uploaded file so
     spec = importlib.util.spec_from_file_location("score_at_scale", EXAMPLE)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
