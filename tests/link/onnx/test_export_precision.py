@@ -269,3 +269,28 @@ def test_bad_input_is_a_clear_error_and_no_file(tmp_path, case):
         export_onnx(make(), path, **options)
 
     assert list(tmp_path.iterdir()) == []
+
+
+def test_target_without_a_float16_kernel_names_the_node_and_writes_nothing(
+    tmp_path, monkeypatch
+):
+    # The measured runtimes load every float16 node the converters emit, so
+    # a runtime without a float16 Softmax stands in for one that lacks kernels.
+    from dataclasses import replace
+
+    from pytensor.link.onnx import UnsupportedGraphError
+    from pytensor.link.onnx.export import targets
+
+    cpu = targets.TARGETS["onnxruntime"]
+    kernels = {**cpu.kernels, "Softmax": {17: "T: float32 float64"}}
+    monkeypatch.setitem(
+        targets.TARGETS, "no-float16-softmax", replace(cpu, kernels=kernels)
+    )
+    path = tmp_path / "half.onnx"
+
+    with pytest.raises(UnsupportedGraphError, match="no Softmax kernel for T=float16"):
+        export_onnx(
+            dense_classifier(), path, dtype="float16", target="no-float16-softmax"
+        )
+
+    assert list(tmp_path.iterdir()) == []
