@@ -3,15 +3,16 @@
     python examples/posterior_predictive_export.py [model.onnx]
 
 1. Fit a linear regression ``y ~ Normal(a + b x, sigma)`` to 40 points: with
-   PyMC installed, by NUTS (2 chains of 250 draws); without PyMC, from the
+   PyMC installed, by NUTS (2 chains of 500 draws); without PyMC, from the
    conjugate posterior of ``(a, b)`` at a known ``sigma`` (NumPy draws).
-2. Build the posterior predictive of new covariates ``x_new``, one draw of
-   ``y`` per posterior draw, the posterior draws stored as constants (with
-   PyMC: ``vectorize_over_posterior`` of the likelihood at ``x_new``).
-3. Export it with ``export_onnx``: the model takes ``x_new`` and a random key,
-   and returns the draws and the advanced key.
-4. Run the file with a plain ``onnxruntime.InferenceSession`` and compare its
-   means and standard deviations at each ``x_new`` with
+2. Export the posterior predictive of ``y`` at new covariates ``x``, one draw
+   per posterior draw, the posterior draws stored in the file: with PyMC, in
+   one call, ``export_predictive(model, idata, path)`` (the model's
+   ``pm.Data`` container ``x`` becomes the file's input); without PyMC, the
+   same graph written by hand and exported with ``export_onnx``. Either file
+   takes ``x`` and a random key, and returns the draws and the advanced key.
+3. Run the file with a plain ``onnxruntime.InferenceSession`` and compare its
+   means and standard deviations at each new ``x`` with
    ``pm.sample_posterior_predictive`` (or, without PyMC, NumPy's draws from
    the same posterior) within Monte Carlo error.
 """
@@ -40,11 +41,12 @@ def make_data(n=40, seed=0):
     return x, TRUE_A + TRUE_B * x + rng.normal(scale=TRUE_SIGMA, size=n)
 
 
-def pymc_predictive(x, y):
-    """The predictive graph of a NUTS fit, and PyMC's own predictive draws at `X_NEW`."""
+def pymc_predictive(x, y, output):
+    """Fit by NUTS, export the predictive; return the model file and PyMC's own
+    predictive draws at `X_NEW`."""
     import pymc as pm
-    from pymc.pytensorf import collect_default_updates
-    from pymc.sampling.forward import vectorize_over_posterior
+
+    from pytensor.link.onnx.pymc import export_predictive
 
     with pm.Model() as model:
         x_data = pm.Data("x", x)
@@ -55,21 +57,13 @@ def pymc_predictive(x, y):
         idata = pm.sample(
             draws=500, tune=500, chains=2, cores=1, random_seed=1, progressbar=False
         )
+    model_proto = export_predictive(model, idata, output)
+    with model:
         pm.set_data({"x": X_NEW})
         expected = pm.sample_posterior_predictive(
             idata, random_seed=2, progressbar=False
         ).posterior_predictive["y"]
-    # The likelihood at new covariates, one draw per posterior draw
-    x_new = pt.vector("x_new")
-    y_new = pm.Normal.dist(a + b * x_new, sigma)
-    posterior = idata.posterior.stack(sample=("chain", "draw"))
-    [draws] = vectorize_over_posterior(
-        [y_new], posterior, input_rvs=model.free_RVs, sample_dims=("sample",)
-    )
-    draws.name = "y_new"
-    updates = collect_default_updates(outputs=[draws])
-    function = pytensor.function([x_new], draws, updates=updates)
-    return function, expected.values.reshape(-1, X_NEW.size)
+    return model_proto, expected.values.reshape(-1, X_NEW.size)
 
 
 def conjugate_predictive(x, y, n_draws=1000, seed=1):
@@ -80,13 +74,13 @@ def conjugate_predictive(x, y, n_draws=1000, seed=1):
     covariance = TRUE_SIGMA**2 * np.linalg.inv(design.T @ design)
     mean = np.linalg.solve(design.T @ design, design.T @ y)
     a, b = rng.multivariate_normal(mean, covariance, size=n_draws).T
-    x_new = pt.vector("x_new")
-    generator = pytensor.shared(np.random.default_rng(seed), name="rng")
+    x_new = pt.vector("x")
+    generator = pytensor.shared(np.random.default_rng(seed), name="key")
     mu = pt.constant(a)[:, None] + pt.constant(b)[:, None] * x_new
     next_generator, draws = pt.random.normal(
         mu, TRUE_SIGMA, rng=generator
     ).owner.outputs
-    draws.name = "y_new"
+    draws.name = "y"
     function = pytensor.function([x_new], draws, updates={generator: next_generator})
     expected = rng.normal(a[:, None] + b[:, None] * X_NEW, TRUE_SIGMA)
     return function, expected
@@ -106,17 +100,17 @@ def summaries(draws):
 
 def main(output=OUTPUT):
     x, y = make_data()
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
     try:
         import pymc  # noqa: F401
     except ImportError:
         print("PyMC is not installed: the conjugate posterior stands in for NUTS")
         function, expected = conjugate_predictive(x, y)
+        model = export_onnx(function, output)
     else:
-        function, expected = pymc_predictive(x, y)
+        model, expected = pymc_predictive(x, y, output)
 
-    output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    model = export_onnx(function, output)
     metadata = {prop.key: prop.value for prop in model.metadata_props}
     [(key_name, next_key_name)] = json.loads(metadata["random_keys"]).items()
     print(f"exported {output}: {output.stat().st_size / 1e3:.0f} kB")
@@ -125,10 +119,10 @@ def main(output=OUTPUT):
 
     session = ort.InferenceSession(str(output), providers=["CPUExecutionProvider"])
     key = random_key(2026)
-    draws, next_key = session.run(None, {"x_new": X_NEW, key_name: key})
-    again, _ = session.run(None, {"x_new": X_NEW, key_name: key})
+    draws, next_key = session.run(None, {"x": X_NEW, key_name: key})
+    again, _ = session.run(None, {"x": X_NEW, key_name: key})
     assert np.array_equal(draws, again), "the same key must give the same draws"
-    more, _ = session.run(None, {"x_new": X_NEW, key_name: next_key})
+    more, _ = session.run(None, {"x": X_NEW, key_name: next_key})
     assert not np.array_equal(draws, more), "the next key must give new draws"
 
     onnx_mean, onnx_std, onnx_mean_se, onnx_std_se = summaries(draws)

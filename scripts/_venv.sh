@@ -1,6 +1,6 @@
 # Sourced by run_tests.sh and run_example.sh. Creates (or reuses, when up to
 # date) the virtualenv .venv-<PyTensor version> at the repository root with
-# this package installed in editable mode, its test/docs/lint/demo extras (and
+# this package installed in editable mode, its test/docs/lint/demo/scale extras (and
 # pymc next to PyTensor 2.38), the
 # pinned PyTensor and the onnx/onnxruntime of constraints.txt, then puts the
 # virtualenv first on PATH.
@@ -31,7 +31,7 @@ fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 # PyMC 5.28.5 pins PyTensor 2.38.x: its tests run in the 2.38 virtualenvs only
-EXTRAS="test,docs,lint,demo"
+EXTRAS="test,docs,lint,demo,scale"
 case "$PYTENSOR_VERSION" in
     2.38.*) EXTRAS="$EXTRAS,pymc" ;;
 esac

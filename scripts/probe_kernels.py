@@ -13,6 +13,7 @@ target check then reports them as unknown rather than guessing).
 Usage (regenerates the data file; without ``--write`` it prints it)::
 
     python scripts/probe_kernels.py --write
+    python scripts/probe_kernels.py --write --only QuantizeLinear  # these rows only
 
 ``onnxruntime`` is probed in-process; ``onnxruntime-web`` is installed with
 npm into a temporary directory and probed with Node (its wasm backend) and
@@ -72,6 +73,9 @@ ATTRIBUTES = {
     "GroupNormalization": lambda b: {"num_groups": 1},
 }
 VARIADIC_ARITY = {"Einsum": 2}
+# Optional inputs probed as well: their dtype is the output's (without the
+# zero point, QuantizeLinear's output is uint8 whatever the binding says).
+OPTIONAL_INPUTS = {"QuantizeLinear": {"y_zero_point"}}
 
 
 def bindings(schema):
@@ -97,10 +101,11 @@ def formal_dtype(formal, binding):
     return binding.get(formal.type_str) or TENSOR_TYPES.get(formal.type_str)
 
 
-def value_infos(prefix, formals, binding, variadic_arity):
+def value_infos(prefix, formals, binding, variadic_arity, optional=frozenset()):
     infos = []
     for i, formal in enumerate(formals):
-        if formal.option == defs.OpSchema.FormalParameterOption.Optional:
+        is_optional = formal.option == defs.OpSchema.FormalParameterOption.Optional
+        if is_optional and formal.name not in optional:
             continue
         dtype = formal_dtype(formal, binding)
         if dtype is None:
@@ -176,7 +181,8 @@ def single_node_model(schema, binding, opset):
         ):
             return None
         arity = VARIADIC_ARITY.get(schema.name, 1)
-        inputs = value_infos("in", schema.inputs, binding, arity)
+        optional = OPTIONAL_INPUTS.get(schema.name, frozenset())
+        inputs = value_infos("in", schema.inputs, binding, arity, optional)
         outputs = value_infos("out", schema.outputs, binding, 1)
         if inputs is None or outputs is None or not outputs:
             return None
@@ -194,7 +200,7 @@ def single_node_model(schema, binding, opset):
     )
 
 
-def probe_cases(opsets):
+def probe_cases(opsets, only=None):
     """``(key, model bytes)`` for every probed (op, model opset, binding).
 
     Availability depends on the model's opset and not only on the operator's
@@ -204,6 +210,8 @@ def probe_cases(opsets):
     names = sorted(
         {s.name for s in defs.get_all_schemas_with_history() if s.domain == ""}
     )
+    if only:
+        names = [name for name in names if name in only]
     for opset in opsets:
         for name in names:
             try:
@@ -301,15 +309,15 @@ def run_onnxruntime_web(models):
 RUNNERS = {"onnxruntime": run_onnxruntime, "onnxruntime-web": run_onnxruntime_web}
 
 
-def probe(target):
-    """Return the measured kernel table and limits of ``target``."""
+def probe(target, only=None):
+    """Return the measured kernel table and limits of ``target`` (of the operators ``only``)."""
     run = RUNNERS[target]
     candidate_opsets = list(range(MIN_OPSET, defs.onnx_opset_version() + 1))
     accepted, version = run([opset_model(o) for o in candidate_opsets])
     max_opset = max(
         o for o, r in zip(candidate_opsets, accepted, strict=True) if r == "ok"
     )
-    cases = list(probe_cases(range(MIN_OPSET, max_opset + 1)))
+    cases = list(probe_cases(range(MIN_OPSET, max_opset + 1), only))
     results, version = run([model for _, model in cases])
     kernels, inconclusive = {}, {}
     for (name, opset, binding), result in zip(
@@ -379,11 +387,55 @@ def kernel_specs(data):
 
 def render(measurements, base="onnxruntime"):
     """The data file: one line per operator; other runtimes as differences from ``base``."""
-    base_specs = kernel_specs(measurements[base]) if base in measurements else {}
-    blocks = []
+    return render_specs(
+        {
+            target: {
+                "version": data["version"],
+                "max_opset": data["max_opset"],
+                "kernels": kernel_specs(data),
+            }
+            for target, data in measurements.items()
+        },
+        base,
+    )
+
+
+def stored_specs():
+    """The stored tables, every runtime's complete, opsets as strings."""
+    from pytensor.link.onnx.kernels import measurements
+
+    return {
+        target: data
+        | {
+            "kernels": {
+                name: {str(o): spec for o, spec in versions.items()}
+                for name, versions in data["kernels"].items()
+            }
+        }
+        for target, data in measurements().items()
+    }
+
+
+def updated_specs(measurements, only):
+    """The stored tables with the rows of the operators ``only`` measured anew."""
+    tables = stored_specs()
     for target, data in measurements.items():
-        specs = kernel_specs(data)
-        header = {"version": data["version"], "max_opset": data["max_opset"]}
+        kernels = tables[target]["kernels"]
+        measured = kernel_specs(data)
+        for name in only:
+            kernels.pop(name, None)
+            if name in measured:
+                kernels[name] = measured[name]
+        tables[target]["kernels"] = dict(sorted(kernels.items()))
+    return tables
+
+
+def render_specs(tables, base="onnxruntime"):
+    base_specs = tables[base]["kernels"] if base in tables else {}
+    blocks = []
+    for target, table in tables.items():
+        specs = table["kernels"]
+        header = {"version": table["version"], "max_opset": table["max_opset"]}
         if target != base and base_specs:
             header["differences_from"] = base
             specs = {
@@ -417,8 +469,15 @@ def main(argv=None):
     parser.add_argument(
         "--output", type=Path, default=MEASUREMENTS, help="where --write writes"
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        help="probe only this operator and update its rows of the stored table",
+    )
     args = parser.parse_args(argv)
-    measurements = {target: probe(target) for target in args.target or list(RUNNERS)}
+    measurements = {
+        target: probe(target, args.only) for target in args.target or list(RUNNERS)
+    }
     for target, data in measurements.items():
         print(
             f"{target} {data['version']}: opset <= {data['max_opset']}, {len(data['kernels'])} ops",
@@ -426,7 +485,10 @@ def main(argv=None):
         )
         for (name, since), reason in sorted(data["inconclusive"].items()):
             print(f"  inconclusive {name}-{since}: {reason}", file=sys.stderr)
-    table = render(measurements)
+    if args.only:
+        table = render_specs(updated_specs(measurements, args.only))
+    else:
+        table = render(measurements)
     if args.write:
         args.output.write_text(table)
     else:

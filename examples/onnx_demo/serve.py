@@ -16,8 +16,15 @@ from pathlib import Path
 
 
 HERE = Path(__file__).parent
-STATIC = ("index.html", "demo.js", "style.css")
-MODEL_FILES = ("mlp.onnx", "cnn.onnx", "models.json", "testset.json")
+STATIC = ("index.html", "demo.js", "int8.js", "style.css")
+MODEL_FILES = (
+    "mlp.onnx",
+    "cnn.onnx",
+    "mlp_int8.onnx",
+    "cnn_int8.onnx",
+    "models.json",
+    "testset.json",
+)
 RUNTIME_FILES = (
     "ort.wasm.min.js",
     "ort-wasm-simd-threaded.mjs",

@@ -19,6 +19,7 @@ __all__ = [
     "onnx_funcify",
     "onnx_support_report",
     "onnx_typify",
+    "precision_report",
     "random_key",
 ]
 
@@ -28,6 +29,7 @@ LAZY_EXPORTS = {
     "onnx_support_report": "pytensor.link.onnx.export",
     "UnsupportedGraphError": "pytensor.link.onnx.export",
     "ONNXVerificationError": "pytensor.link.onnx.export",
+    "precision_report": "pytensor.link.onnx.export",
     "random_key": "pytensor.link.onnx.generator_keys",
 }
 

@@ -204,3 +204,21 @@ def test_sampling_benchmark_reports_every_sampler_or_why_not():
         assert re.search(row, done.stdout, re.MULTILINE), sampler
     numpyro = r"^numpyro( .+|: skipped, .+ not installed .+)$"
     assert re.search(numpyro, done.stdout, re.MULTILINE)
+
+
+@pytest.mark.slow
+def test_quantization_benchmark_times_every_variant_and_the_cluster():
+    done = run_script_quick("quantization.py")
+    for model in ("mlp", "cnn"):
+        for variant in ("float32", "int8 static", "int8 dynamic", "float16"):
+            row = (
+                rf"^{model} +{re.escape(variant)} +\d+ +\d+\.\d% +"
+                r"\d+\.\dus +\d+\.\d\dx +\d+\.\dus +\d+\.\d\dx$"
+            )
+            assert re.search(row, done.stdout, flags=re.MULTILINE), (model, variant)
+    if importlib.util.find_spec("distributed") is None:
+        assert "pip install -e '.[scale]'" in done.stdout
+    else:
+        for workers in (1, 2):
+            row = rf"^{workers} worker\(s\) +[\d,]+ rows/s$"
+            assert re.search(row, done.stdout, flags=re.MULTILINE), workers

@@ -2,8 +2,10 @@
 
 Trains both models for two epochs, serves the page on a free port of
 127.0.0.1 and drives it with Playwright: the page's own inference code must
-give onnxruntime's probabilities, drawing must produce predictions and the
-benchmark must report latencies; at phone, laptop and desktop widths nothing
+give onnxruntime's probabilities (the int8 models' too, within a
+quantization step), drawing must produce predictions, the benchmark must
+report latencies and the float32/int8 comparison sizes, latencies and
+agreement; at phone, laptop and desktop widths nothing
 overflows horizontally, no request fails and the console has no error. Needs the ``demo`` extra (Playwright,
 scikit-learn), ``npm ci`` in examples/onnx_demo and Debian's ``chromium``:
 outside CI the test is skipped without them, under ``CI=true`` it fails.
@@ -180,6 +182,48 @@ def test_page_probabilities_equal_onnxruntime(page, models_dir):
         np.testing.assert_allclose(in_browser, native, rtol=0, atol=1e-5)
 
 
+def test_int8_models_run_in_the_browser_as_in_onnxruntime(page, models_dir):
+    import json
+
+    import onnxruntime as ort
+
+    page.evaluate("demoInt8.ready")
+    testset = json.loads((models_dir / "testset.json").read_text())
+    images = testset["images"]
+    for name in ("mlp", "cnn"):
+        in_browser = np.array(
+            page.evaluate(
+                "([name, images]) => demo.predict(name, images)",
+                [f"{name}_int8", images],
+            )
+        )
+        session = ort.InferenceSession(
+            models_dir / f"{name}_int8.onnx", providers=["CPUExecutionProvider"]
+        )
+        [native] = session.run(
+            None, {"images": np.array(images, dtype="float32").reshape(-1, 8, 8)}
+        )
+        # float rounding may put an activation on the neighbouring int8 step
+        # (measured: 5e-5 at most)
+        np.testing.assert_allclose(in_browser, native, rtol=0, atol=1e-3)
+        assert np.mean(in_browser.argmax(-1) == native.argmax(-1)) >= 0.99
+
+
+def test_float32_and_int8_are_compared_on_the_test_digits(page, models_dir):
+    import json
+
+    info = json.loads((models_dir / "models.json").read_text())
+    page.evaluate("demoInt8.ready")
+    results = page.evaluate("demoInt8.compare(5, 2)")
+    for name in ("mlp", "cnn"):
+        float32, int8 = results[name]["float32"], results[name]["int8"]
+        assert int8["bytes"] == info[name]["int8"]["bytes"] < float32["bytes"] / 2
+        assert int8["median_ms"] > 0 and float32["median_ms"] > 0
+        assert int8["accuracy"] == pytest.approx(info[name]["int8"]["test_accuracy"])
+        assert results[name]["agreement"] >= 0.9
+    assert page.locator("#int8-comparison tbody tr").count() == 4
+
+
 def test_drawing_a_stroke_gives_predictions(page):
     page.evaluate("demo.clearPad()")
     draw_stroke(page)
@@ -205,7 +249,7 @@ def test_test_digits_and_benchmark_are_reported(page, tmp_path):
 # Elements wider than their box (tables and cards: scrollWidth > clientWidth)
 # or reaching past the window's right edge.
 OVERFLOWS = """() => Array.from(document.querySelectorAll(
-    "main, .card, #metadata, #metadata *, #latency, #latency *")).flatMap((element) => {
+    "main, .card, #metadata, #metadata *, #latency, #latency *, #int8-comparison, #int8-comparison *")).flatMap((element) => {
   const name = element.tagName.toLowerCase() + (element.id ? "#" + element.id : "");
   const problems = [];
   if (element.scrollWidth > element.clientWidth && element.clientWidth > 0)
@@ -225,6 +269,7 @@ def test_page_fits_its_window(browser, server, width, tmp_path):
         page.click("#random")
         page.wait_for_selector("#samples .sample")
         page.evaluate("demo.benchmark(5, 2)")
+        page.evaluate("demoInt8.ready.then(() => demoInt8.compare(3, 1))")
         # one frame, for the layout of the new content
         page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))")
         document_width = page.evaluate("document.documentElement.scrollWidth")

@@ -412,7 +412,16 @@ def probe_sample():
 
     table = TARGETS["onnxruntime"]
     sample = []
-    for op_type in ["Erf", "Where", "Max", "Cast", "MatMul", "Softplus", "Loop"]:
+    for op_type in [
+        "Erf",
+        "Where",
+        "Max",
+        "Cast",
+        "MatMul",
+        "Softplus",
+        "Loop",
+        "QuantizeLinear",
+    ]:
         for opset in (17, 18, 21):
             schema = onnx.defs.get_schema(op_type, opset, "")
             for binding in bindings(schema):
@@ -501,7 +510,7 @@ def test_unknown_target_and_dtype_are_refused():
     with pytest.raises(ValueError, match="Unknown target"):
         export_onnx(mlp_graph(), target="tensorrt")
     with pytest.raises(ValueError, match="dtype must be"):
-        export_onnx(mlp_graph(), dtype="float16")
+        export_onnx(mlp_graph(), dtype="bfloat16")
 
 
 # ----------------------------------------------------------------- weights
@@ -617,6 +626,21 @@ def test_metadata():
     }
     assert (model.doc_string, model.model_version) == ("Iris classifier", 3)
     assert model.opset_import[0].version == 19
+
+
+def test_metadata_of_the_caller_is_stored_next_to_the_exporters():
+    model = export_onnx(mlp_graph(), metadata={"dataset": "iris", "units": "cm"})
+
+    props = {p.key: p.value for p in model.metadata_props}
+    assert props == {
+        "pytensor_version": pytensor.__version__,
+        "dataset": "iris",
+        "units": "cm",
+    }
+    with pytest.raises(ValueError, match="writes \\['pytensor_version'\\] itself"):
+        export_onnx(mlp_graph(), metadata={"pytensor_version": "mine"})
+    with pytest.raises(TypeError, match="strings"):
+        export_onnx(mlp_graph(), metadata={"version": 2})
 
 
 def test_file_holds_no_path_user_or_host_name(tmp_path):

@@ -2,8 +2,8 @@
 
 import itertools
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
@@ -27,6 +27,11 @@ from pytensor.link.onnx.export.exportable import (
     is_random_generator,
 )
 from pytensor.link.onnx.export.files import check_file, staged_files
+from pytensor.link.onnx.export.precision import (
+    PRECISION_REPORT_METADATA,
+    convert_precision,
+)
+from pytensor.link.onnx.export.quantization import check_quantize_options
 from pytensor.link.onnx.export.report import (
     SupportProblem,
     SupportReport,
@@ -70,6 +75,26 @@ class ExportOptions:
     example_inputs: Sequence | Mapping | None = None
     test_data: bool = False
     external_data: bool | None = None
+    quantize: str | None = None
+    calibration: Iterable | None = None
+    calibration_method: str = "minmax"
+    float16_io: bool = False
+    metadata: Mapping | None = None
+
+    @property
+    def graph_dtype(self) -> str | None:
+        """The dtype the PyTensor graph is rebuilt in (float16 converts float32)."""
+        return "float32" if self.dtype == "float16" else self.dtype
+
+    @property
+    def changes_precision(self) -> bool:
+        """Whether the float model is quantized or converted to float16."""
+        return self.quantize is not None or self.dtype == "float16"
+
+    @classmethod
+    def of_arguments(cls, arguments: Mapping) -> "ExportOptions":
+        """The options among the keyword ``arguments`` of :func:`export_onnx`."""
+        return cls(**{field.name: arguments[field.name] for field in fields(cls)})
 
     def unsupported(self, problems) -> UnsupportedGraphError:
         """The error reporting ``problems`` for an export with these options."""
@@ -164,6 +189,11 @@ def export_onnx(
     example_inputs=None,
     test_data: bool = False,
     external_data: bool | None = None,
+    quantize: str | None = None,
+    calibration: Iterable | None = None,
+    calibration_method: str = "minmax",
+    float16_io: bool = False,
+    metadata: Mapping | None = None,
 ) -> onnx.ModelProto:
     """Export a PyTensor function or graph as a self-contained ONNX model.
 
@@ -178,6 +208,12 @@ def export_onnx(
     if a ``target`` is given, a check that the target runtime has a kernel for
     every operator and dtype in it. Everything that prevents the export is
     reported at once, in an :class:`~pytensor.link.onnx.export.UnsupportedGraphError`.
+
+    Every export with ``quantize`` or ``dtype="float16"`` measures the model
+    against the float32 model (bytes, errors per output, argmax agreement)
+    and stores the :class:`~pytensor.link.onnx.export.PrecisionReport` in its
+    metadata: read it with :func:`~pytensor.link.onnx.export.precision_report`.
+    ``verify`` checks the float32 model against PyTensor, before conversion.
 
     Parameters
     ----------
@@ -199,8 +235,11 @@ def export_onnx(
         ``"float32"`` builds the model from a float32 version of the graph:
         float64 inputs, weights, constants and computations become float32, so
         results carry float32 rounding errors (relative ~1e-7 per operation,
-        more through cancellation and long reductions). ``None`` keeps the
-        graph's dtypes.
+        more through cancellation and long reductions). ``"float16"`` converts
+        that float32 model with onnxruntime's ``convert_float_to_float16``
+        (values beyond float16's range are clamped), its inputs and outputs
+        staying float32 unless ``float16_io``. ``None`` keeps the graph's
+        dtypes.
     input_names, output_names
         New names for the explicit inputs and the outputs: a list (one per
         input/output) or a dict from the default name to the new one. By
@@ -245,6 +284,30 @@ def export_onnx(
         Store initializers of 1 KiB or more in a separate file
         ``<path>.<digest>.data`` next to the model. ``None`` (default) does so
         exactly when the model would exceed protobuf's 2 GiB limit.
+    quantize
+        ``"static"`` quantizes the float32 model (``dtype="float32"`` for a
+        float64 graph) with onnxruntime's ``quant_pre_process`` and
+        ``quantize_static``: QDQ format, int8 activations and weights,
+        per-channel weights, biases kept float32, calibrated on
+        ``calibration``; only the inputs and outputs of matrix products and
+        convolutions are quantized. ``"dynamic"`` runs ``quantize_dynamic`` on
+        the matrix products (int8 weights, activations quantized at run time;
+        convolutions stay float, since onnxruntime-web has no
+        ``ConvInteger``). The quantized model passes the checks of any
+        export, the ``target``'s kernels included.
+    calibration
+        Input sets representative of the model's use (a few hundred rows in
+        all), each a tuple of values in input order or a dict by input name:
+        what ``quantize="static"`` calibrates on, and what the accuracy
+        report compares on (else ``example_inputs``, else generated inputs).
+    calibration_method
+        ``"minmax"`` (default), ``"entropy"`` or ``"percentile"``: how
+        onnxruntime picks each activation's range from the calibration data.
+    float16_io
+        With ``dtype="float16"``: make the inputs and outputs float16 too.
+    metadata
+        ``{key: text}`` added to the model's metadata (``metadata_props``),
+        next to the keys the export writes itself, which it cannot replace.
 
     Returns
     -------
@@ -272,21 +335,7 @@ def export_onnx(
     >>> "w" in {t.name for t in model.graph.initializer}
     True
     """
-    options = ExportOptions(
-        opset=opset,
-        target=target,
-        dtype=dtype,
-        input_names=input_names,
-        output_names=output_names,
-        dims=dims,
-        weights_as_inputs=weights_as_inputs,
-        doc_string=doc_string,
-        model_version=model_version,
-        verify=verify,
-        example_inputs=example_inputs,
-        test_data=test_data,
-        external_data=external_data,
-    )
+    options = ExportOptions.of_arguments(locals())
     return write_export(source, path, options)
 
 
@@ -294,6 +343,8 @@ def write_export(source, path, options: ExportOptions) -> onnx.ModelProto:
     """Prepare the export of ``source`` and write it to ``path`` (see :func:`export_onnx`)."""
     if options.test_data and path is None:
         raise ValueError("test_data=True needs a path to write the test data next to")
+    check_precision_options(options)
+    runtime = get_target(options.target) if options.target is not None else None
     prepared = prepare_export(source, options)
     if (options.verify or options.test_data) and draws_random_numbers(prepared.graph):
         raise ValueError(
@@ -306,6 +357,11 @@ def write_export(source, path, options: ExportOptions) -> onnx.ModelProto:
     external_data = options.external_data
     if external_data is None:
         external_data = prepared.too_large_for_protobuf
+    if external_data and options.changes_precision:
+        raise ValueError(
+            "The float32 model exceeds protobuf's 2 GiB: quantize and "
+            "dtype='float16' do not convert models with external data yet"
+        )
     with staged_files(path) as stage:
         if external_data:
             model_file, model = stage.write_external(prepared)
@@ -317,8 +373,6 @@ def write_export(source, path, options: ExportOptions) -> onnx.ModelProto:
             model = prepared.with_weights()
             onnx.checker.check_model(model, full_check=True)
             runnable = model.SerializeToString()
-            if path is not None:
-                stage.write_model_bytes(runnable)
         if options.verify or options.test_data:
             feeds, expected = verify_export(
                 prepared,
@@ -328,9 +382,31 @@ def write_export(source, path, options: ExportOptions) -> onnx.ModelProto:
             )
             if options.test_data:
                 stage.write_test_data(prepared, feeds, expected)
+        if options.changes_precision:
+            model = convert_precision(prepared, model, options, runtime)
+            runnable = model.SerializeToString()
         if path is not None:
+            if not external_data:
+                stage.write_model_bytes(runnable)
             stage.commit()
     return model
+
+
+def check_precision_options(options: ExportOptions):
+    if options.dtype not in (None, "float64", "float32", "float16"):
+        raise ValueError(
+            f"dtype must be None, 'float32' or 'float16', not {options.dtype!r}"
+        )
+    check_quantize_options(
+        options.quantize, options.calibration, options.calibration_method, options.dtype
+    )
+    if options.float16_io and options.dtype != "float16":
+        raise ValueError("float16_io=True is an option of dtype='float16'")
+    if options.changes_precision and (options.external_data or options.test_data):
+        raise ValueError(
+            "quantize and dtype='float16' do not write external data or test data "
+            "yet: export without external_data and test_data"
+        )
 
 
 def draws_random_numbers(graph: ExportableGraph) -> bool:
@@ -356,7 +432,7 @@ def prepare_export(source, options: ExportOptions) -> PreparedExport:
     runtime = get_target(options.target) if options.target is not None else None
     check_opset(options.opset, runtime)
     try:
-        graph = exportable_graph(source, options.dtype)
+        graph = exportable_graph(source, options.graph_dtype)
     except RebuildError as err:
         problem = SupportProblem(
             kind="unsupported_dtype",
@@ -399,7 +475,7 @@ def prepare_export(source, options: ExportOptions) -> PreparedExport:
     context = PassContext(model=model, weights=weights)
     run_graph_passes(model.graph, context)
     weights = context.weights
-    set_metadata(model, options.doc_string, options.model_version, names.random_keys)
+    set_metadata(model, options, names.random_keys)
     skeleton = skeleton_of(model, weights)
     name_output_dims(model, skeleton, static_dims_relaxed)
     onnx.checker.check_model(skeleton, full_check=True)
@@ -670,17 +746,25 @@ def set_input_dims(model, dims: Mapping) -> bool:
     return relaxed
 
 
-def set_metadata(model, doc_string, model_version, random_keys):
+def set_metadata(model, options: ExportOptions, random_keys):
     import pytensor
 
     model.producer_name = PRODUCER
     model.producer_version = package_version()
-    model.doc_string = doc_string
-    model.model_version = int(model_version)
+    model.doc_string = options.doc_string
+    model.model_version = int(options.model_version)
     props = {"pytensor_version": pytensor.__version__}
     if random_keys:
         props[RANDOM_KEYS_METADATA] = json.dumps(random_keys)
-    helper.set_model_props(model, props)
+    extra = dict(options.metadata or {})
+    reserved = sorted(
+        set(extra) & {*props, RANDOM_KEYS_METADATA, PRECISION_REPORT_METADATA}
+    )
+    if reserved:
+        raise ValueError(f"metadata: the export writes {reserved} itself")
+    if not all(isinstance(v, str) and isinstance(k, str) for k, v in extra.items()):
+        raise TypeError("metadata: keys and values must be strings")
+    helper.set_model_props(model, props | extra)
 
 
 def package_version() -> str:

@@ -1,4 +1,5 @@
-"""PyMC on the ONNX backend: its Ops and distributions, and its models.
+"""PyMC on the ONNX backend: its Ops and distributions, sampling its models and
+exporting their predictions.
 
 PyMC is optional: this package imports nothing of PyMC, and its functions say
 what to install when they need it. `register_converters` is called by the
@@ -10,9 +11,15 @@ graph can only hold PyMC's Ops if it is), so users import nothing.
 import sys
 
 
-__all__ = ["UnsupportedModelError", "register_converters", "sample"]
+__all__ = [
+    "UnsupportedModelError",
+    "export_predictive",
+    "register_converters",
+    "sample",
+]
 
 LAZY_EXPORTS = {
+    "export_predictive": "pytensor.link.onnx.pymc.predictive",
     "sample": "pytensor.link.onnx.pymc.sampling",
     "UnsupportedModelError": "pytensor.link.onnx.pymc.sampling",
 }
