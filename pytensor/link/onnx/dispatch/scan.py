@@ -18,8 +18,11 @@ followed by the steps, truncated to the length of its outer buffer (which the
 ``scan_save_mem_no_prealloc`` rewrite may have shortened).
 """
 
+import weakref
+
 from pytensor.compile.mode import get_mode
 from pytensor.graph.basic import Constant
+from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.scan.op import Scan
 from pytensor.tensor.subtensor import Subtensor, indices_from_subtensor
@@ -31,16 +34,30 @@ from pytensor.link.onnx.rewrites import onnx_rewrites
 from pytensor.link.onnx.value import Value, concat, maximum, where
 
 
+# By the identity of the Scan: equal Scans may have been built in other modes
+REWRITTEN_INNER_GRAPHS: dict[int, tuple[weakref.ref, FunctionGraph]] = {}
+
+
 def rewritten_inner_graph(op):
     """A copy of the inner graph of ``op`` rewritten for the ONNX backend.
 
     Like the other backends, the rewrites are those of the mode the ``Scan``
     was built with (``scan(..., mode=...)``), adapted to the ONNX linker.
+    The copy is made once per ``Scan`` (the converters only read it):
+    converting its graph again, to export it or for other shapes, reuses it.
     """
+    cached = REWRITTEN_INNER_GRAPHS.get(id(op))
+    if cached is not None and cached[0]() is op:
+        return cached[1]
     fgraph = op.fgraph.clone()
     provided = get_mode(op.mode).provided_optimizer
     if isinstance(provided, RewriteDatabaseQuery):
         onnx_rewrites(provided).rewrite(fgraph)
+    key = id(op)
+    REWRITTEN_INNER_GRAPHS[key] = (
+        weakref.ref(op, lambda _: REWRITTEN_INNER_GRAPHS.pop(key, None)),
+        fgraph,
+    )
     return fgraph
 
 

@@ -34,6 +34,7 @@ PYMC_MISSING = (
 SAMPLER_COMPILE_KWARGS = {"mode"}
 JITTER_MAX_RETRIES = 10
 LOG_DENSITIES = weakref.WeakKeyDictionary()
+LOGP_FUNCTIONS = weakref.WeakKeyDictionary()
 
 
 class UnsupportedModelError(NotImplementedError):
@@ -283,7 +284,7 @@ def jittered_initial_points(model, logp, seeds, mode):
     from pymc.sampling.mcmc import _init_jitter
 
     values = model.value_vars
-    logp_fn = pytensor.function(values, logp, mode=mode, on_unused_input="ignore")
+    logp_fn = compiled_logp(logp, values, mode)
     points = _init_jitter(
         model,
         None,
@@ -293,6 +294,17 @@ def jittered_initial_points(model, logp, seeds, mode):
         logp_fn=lambda point: logp_fn(*(point[v.name] for v in values)),
     )
     return [np.stack([point[v.name] for point in points]) for v in values]
+
+
+def compiled_logp(logp, values, mode):
+    """``logp`` of ``values`` compiled in ``mode``, once per graph, values and
+    mode: sampling the model again (see `model_logp`) does not compile it again."""
+    per_logp = LOGP_FUNCTIONS.setdefault(logp, {})
+    key = (tuple(values), mode if isinstance(mode, str) else id(mode))
+    if key not in per_logp:
+        function = pytensor.function(values, logp, mode=mode, on_unused_input="ignore")
+        per_logp[key] = (function, mode)
+    return per_logp[key][0]
 
 
 def constrained_posterior(model, draws, var_names, mode):

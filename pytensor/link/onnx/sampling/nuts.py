@@ -265,6 +265,7 @@ def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
         outputs = loop(
             leapfrog,
             mode=mode,
+            n_steps=n_leaves,
             sequences=[-pt.log(-pt.log(uniforms)), store_table[:n_leaves], check_table[:n_leaves]],
             outputs_info=[
                 *start, start.q, start.grad, prop_logp, prop_energy,
@@ -397,6 +398,7 @@ def nuts_transition(
     outputs = loop(
         doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode),
         mode=mode,
+        n_steps=max_treedepth,
         sequences=[
             pt.arange(max_treedepth),
             uniforms[0] < constant(0.5, dtype),
