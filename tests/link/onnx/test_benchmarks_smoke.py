@@ -159,6 +159,12 @@ def test_node_cost_benchmark_prints_costs_and_a_budget_per_pymc_workload():
         assert re.search(row, done.stdout, re.MULTILINE), workload["name"]
 
 
+def test_startup_hook_benchmark_prints_the_cost_against_the_budget():
+    done = run_script_quick("startup_hook.py")
+    pattern = r"^pytensor_onnx\.pth: median \d+\.\d+ ms per run \((within|OVER) the 5 ms"
+    assert re.search(pattern, done.stdout, re.MULTILINE), done.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(PYMC_INSTALLED, reason="PyMC is installed: its workloads run")
 def test_without_pymc_its_workloads_are_skipped_with_the_reason(tmp_path):
