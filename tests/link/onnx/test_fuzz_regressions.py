@@ -148,3 +148,19 @@ def test_products_of_signed_zeros_keep_numpy_signs():
     for onnx_value, py_value in zip(onnx_fn(values), py_fn(values), strict=True):
         np.testing.assert_array_equal(np.signbit(onnx_value), np.signbit(py_value))
         np.testing.assert_array_equal(onnx_value, py_value)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "row", [[0.0, 0.0, np.nan, 0.0], [np.inf, 1.0], [-np.inf, 0.0], [1e30, -1e30]]
+)
+def test_log_softmax_of_rows_with_nan_or_inf(row, dtype):
+    # onnxruntime's LogSoftmax gave 46.05 beside a NaN, -inf beside an inf
+    x = pt.matrix("x", dtype=dtype)
+    values = np.array([row, np.zeros(len(row))], dtype=dtype)
+    compare_onnx_and_py(
+        [x],
+        [pt.special.log_softmax(x, axis=-1), pt.special.softmax(x, axis=-1)],
+        [values],
+    )

@@ -104,8 +104,10 @@ def softmax_of(op_type, axis, node, builder, inputs):
         value = builder.constant(1 if op_type == "Softmax" else 0, dtype)
         shape = builder.add("Shape", [x], hint="shape")
         return builder.add("Expand", [value, shape], hint=op_type.lower())
-    if axes == (ndim - 1,):
-        # onnxruntime's LogSoftmax mishandles NaN along other axes
+    if axes == (ndim - 1,) and op_type == "Softmax":
+        # onnxruntime's LogSoftmax mishandles NaN and inf along any axis (its
+        # Softmax only along other axes than the last): NaN of a row gives
+        # 46.05 elsewhere, [inf, 1] gives [nan, -inf] where NumPy's is NaN
         return builder.add(op_type, [x], axis=ndim - 1, hint=op_type.lower())
     axes = builder.constant(axes, "int64")
     maximum = builder.add("ReduceMax", [x, axes], keepdims=1, hint="max")

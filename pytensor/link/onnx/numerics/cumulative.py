@@ -154,9 +154,7 @@ def split_pairs(pairs: Value) -> tuple[Value, Value]:
     return first, second
 
 
-def exact_prefix_products(
-    x: Value, axis: int, ndim: int, length: int | None
-) -> Value:
+def exact_prefix_products(x: Value, axis: int, ndim: int, length: int | None) -> Value:
     """The cumulative products of the float64 ``x`` along ``axis``, each
     rounded once from its exact value (a product over- or underflows only if
     it is out of range itself)."""
