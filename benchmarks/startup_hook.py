@@ -52,9 +52,9 @@ def installed_pth() -> Path:
 def profile(pth: Path, runs: int) -> dict:
     """The median time of ``runs`` executions of ``pth``'s line and the
     modules it imported (besides those a ``python -S`` has)."""
+    arguments = [str(pth), str(runs), *site.getsitepackages()]
     done = subprocess.run(
-        [sys.executable, "-S", "-c", PROFILE, str(pth), str(runs)]
-        + site.getsitepackages(),
+        [sys.executable, "-S", "-c", PROFILE, *arguments],
         capture_output=True,
         text=True,
         check=True,
