@@ -161,7 +161,9 @@ def test_node_cost_benchmark_prints_costs_and_a_budget_per_pymc_workload():
 
 def test_startup_hook_benchmark_prints_the_cost_against_the_budget():
     done = run_script_quick("startup_hook.py")
-    pattern = r"^pytensor_onnx\.pth: median \d+\.\d+ ms per run \((within|OVER) the 5 ms"
+    pattern = (
+        r"^pytensor_onnx\.pth: median \d+\.\d+ ms per run \((within|OVER) the 5 ms"
+    )
     assert re.search(pattern, done.stdout, re.MULTILINE), done.stdout
 
 
