@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.link.onnx.utils import PYMC_MISSING
+
 
 BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 PYMC_INSTALLED = importlib.util.find_spec("pymc") is not None
@@ -115,9 +117,7 @@ def test_every_workload_reports_numbers_or_a_reason(quick_run):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
-)
+@pytest.mark.skipif(not PYMC_INSTALLED, reason=PYMC_MISSING)
 def test_pymc_cold_start_reports_seconds_to_the_first_gradient(quick_run):
     tmp_path, data = quick_run
 
@@ -137,9 +137,7 @@ def test_pymc_cold_start_reports_seconds_to_the_first_gradient(quick_run):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
-)
+@pytest.mark.skipif(not PYMC_INSTALLED, reason=PYMC_MISSING)
 def test_shared_shapes_benchmark_times_every_variant():
     done = run_script_quick("shared_shapes.py")
     for model in ("GP", "radon-like GLM"):

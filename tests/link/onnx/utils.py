@@ -37,6 +37,13 @@ INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "u
 ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
 
 
+# PyMC 5 pins PyTensor 2.38: scripts/_venv.sh installs it in .venv-2.38.3 only
+PYMC_MISSING = (
+    "PyMC is not installed here: the PyMC tests run in its environment, "
+    "`PYTENSOR_VERSION=2.38.3 bash scripts/run_tests.sh`"
+)
+
+
 DEFAULT_RTOL = {"float16": 1e-3, "float32": 1e-5, "float64": 1e-12}
 
 
