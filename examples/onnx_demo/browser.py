@@ -77,11 +77,11 @@ def draw_stroke(page, points=None):
 SEVEN = [(0.2, 0.15), (0.5, 0.15), (0.8, 0.15), (0.65, 0.45), (0.5, 0.7), (0.4, 0.9)]
 
 
-def fill_page(page):
-    """Draw a 7, classify test digits and run a short benchmark."""
+def fill_page(page, benchmark_samples=20):
+    """Draw a 7, classify test digits and run a benchmark."""
     draw_stroke(page, SEVEN)
     page.click("#random")
     page.wait_for_selector("#samples .sample")
-    page.evaluate("demo.benchmark(20, 5)")
+    page.evaluate(f"demo.benchmark({benchmark_samples}, 5)")
     # one frame, for the layout of the new content
     page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))")

@@ -38,7 +38,7 @@ def take(models_dir, out, width, height, full_page):
             browser = browser_module.launch(playwright)
             url = f"http://127.0.0.1:{server.server_address[1]}/"
             page = browser_module.open_demo(browser, url, width, height, problems)
-            browser_module.fill_page(page)
+            browser_module.fill_page(page, benchmark_samples=100)
             if not full_page:  # the view while drawing
                 page.evaluate("demo.clearPad()")
                 browser_module.draw_stroke(page, browser_module.SEVEN)
