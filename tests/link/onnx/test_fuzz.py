@@ -11,12 +11,15 @@ reference's dtypes and shapes and its values (NaN equal to NaN, floats within a
 tolerance that allows another summation order); where the reference raises,
 ONNX must raise the same exception class.
 
-    bash scripts/run_tests.sh --no-lint tests/link/onnx/test_fuzz.py   # CI: 660 graphs
+    bash scripts/run_tests.sh --no-lint tests/link/onnx/test_fuzz.py   # 290 graphs
     bash scripts/run_tests.sh --no-lint -m fuzz_long -o faulthandler_timeout=0 \
         tests/link/onnx/test_fuzz.py
 
-The second command runs the 10,000-graph fuzz (the ``fuzz_long`` marker is
-deselected by default). Constructs with an open bug are kept out of the
+The first command draws the same examples on every run (derandomized, see
+conftest.py); the second runs the 10,000-graph fuzz and 2,000 order-dependent
+cases on fresh examples (the ``fuzz_long`` marker is deselected by default):
+keep each failure it finds as a named regression test in
+``test_fuzz_regressions.py``. Constructs with an open bug are kept out of the
 generated graphs by `KNOWN_BUGS`: each entry names the regression test in
 ``test_fuzz_regressions.py`` that shows the bug; remove the entry once the test
 passes.
@@ -681,13 +684,13 @@ def assert_onnx_matches(graph, seed, reference_modes=(py_mode, fast_run_py_mode)
 seeds = st.integers(0, 2**32 - 1)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(fuzz_graphs(), seeds)
 def test_random_graphs_match_python_linker(graph, seed):
     assert_onnx_matches(graph, seed)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(fuzz_graphs(), seeds)
 def test_random_graphs_match_rewritten_python_graphs(graph, seed):
     assert_onnx_matches(graph, seed, (fast_run_py_mode, py_mode))
