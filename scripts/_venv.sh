@@ -55,14 +55,25 @@ fi
 
 stamp="$(install_inputs | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$VENV/.install-stamp" 2>/dev/null)" != "$stamp" ]; then
-    echo "Setting up $VENV (PyTensor $PYTENSOR_VERSION)..."
+    echo "Setting up $VENV (PyTensor $PYTENSOR_VERSION): about 2 minutes the first time"
     if ! "$VENV/bin/python" -c 'import sys; sys.exit(sys.version != sys.argv[1])' \
         "$("$PYTHON" -c 'import sys; print(sys.version)')" 2>/dev/null; then
         "$PYTHON" -m venv --clear "$VENV"
     fi
-    "$VENV/bin/python" -m pip install --quiet --constraint "$CONSTRAINTS" \
-        -e "$REPO_ROOT[$EXTRAS]" "pytensor==$PYTENSOR_VERSION" \
-        "${ONNXRUNTIME_REQUIREMENT[@]}"
+    # pip's full output goes to a log; one line per package shows progress
+    pip_log="$VENV/pip-install.log"
+    {
+        "$VENV/bin/python" -m pip install --constraint "$CONSTRAINTS" \
+            -e "$REPO_ROOT[$EXTRAS]" "pytensor==$PYTENSOR_VERSION" \
+            "${ONNXRUNTIME_REQUIREMENT[@]}" 2>&1 || echo "pip install failed ($?)"
+    } | tee "$pip_log" |
+        { grep --line-buffered -E '^(Collecting|Installing collected|Successfully installed)' || true; } |
+        cut -c1-100 | sed 's/^/  /'
+    if grep -q '^pip install failed' "$pip_log"; then
+        echo "pip install failed (full log: $pip_log):" >&2
+        tail -n 30 "$pip_log" >&2
+        exit 1
+    fi
     echo "$stamp" >"$VENV/.install-stamp"
 fi
 exec {venv_lock}<&-

@@ -27,7 +27,8 @@ fi
 test_status=0
 if $tests; then
     echo "== pytest, PyTensor $PYTENSOR_VERSION"
-    python -m pytest "$@" || test_status=$? # testpaths = ["tests"] in pyproject.toml
+    # the 10 slowest tests are listed at the end, here as in CI
+    python -m pytest --durations=10 "$@" || test_status=$? # testpaths = ["tests"] in pyproject.toml
     if [ "$test_status" -eq 5 ]; then
         echo "pytest collected no tests: counting that as a failure" >&2
     fi

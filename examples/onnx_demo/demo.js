@@ -178,9 +178,19 @@ document.getElementById("clear").addEventListener("click", clearPad);
 
 // ---- test-set digits, benchmark, metadata -----------------------------------
 
+// `count` distinct indices of 0..n-1 (the first steps of a Fisher-Yates shuffle).
+function sampleWithoutReplacement(n, count) {
+  const indices = Array.from({ length: n }, (_, i) => i);
+  for (let i = 0; i < Math.min(count, n); i++) {
+    const j = i + Math.floor(Math.random() * (n - i));
+    [indices[i], indices[j]] = [indices[j], indices[i]];
+  }
+  return indices.slice(0, count);
+}
+
 async function classifyTestDigits(count = 8) {
   const { images, labels } = state.testset;
-  const picks = Array.from({ length: count }, () => Math.floor(Math.random() * labels.length));
+  const picks = sampleWithoutReplacement(labels.length, count);
   const predictions = {};
   for (const name of MODEL_NAMES) predictions[name] = await predict(name, picks.map((i) => images[i]));
   const container = document.getElementById("samples");
@@ -286,4 +296,6 @@ const ready = load().then(() => {
   throw error;
 });
 
-window.demo = { ready, predict, classifyDrawing, drawingAsDigit, classifyTestDigits, benchmark, clearPad };
+window.demo = {
+  ready, predict, classifyDrawing, drawingAsDigit, classifyTestDigits, sampleWithoutReplacement, benchmark, clearPad,
+};

@@ -137,11 +137,11 @@ def train(name, data, epochs, batch_size=32, learning_rate=0.05, momentum=0.9):
     ):
         new_velocity = momentum * velocity - learning_rate * grad
         updates += [(velocity, new_velocity), (param, param + new_velocity)]
+    print(f"training {name}: {DESCRIPTIONS[name]}")
+    print('  compiling the training step under mode="ONNX"...', flush=True)
     step = pytensor.function(
         [images, labels], [loss, accuracy], updates=updates, mode="ONNX"
     )
-
-    print(f"training {name}: {DESCRIPTIONS[name]}")
     start = time.perf_counter()
     order_rng = np.random.default_rng(SEED + 1)
     for epoch in range(1, epochs + 1):
@@ -258,6 +258,7 @@ def main(output=OUTPUT, epochs=None):
         params = train(name, data, epochs[name])
         seconds = time.perf_counter() - start
         path = output / f"{name}.onnx"
+        print("  exporting it in float32 for onnxruntime-web...", flush=True)
         # Built in float32 rather than converted by dtype="float32", which
         # cannot rebuild the Blockwise convolution in float32 yet.
         model = export_onnx(
@@ -267,6 +268,11 @@ def main(output=OUTPUT, epochs=None):
             dtype="float32",
             dims={"images": ("batch", 8, 8)},
             doc_string=DESCRIPTIONS[name],
+        )
+        print(
+            "  checking the export against the float64 model in PyTensor's "
+            "default mode (compiling it takes a while)...",
+            flush=True,
         )
         expected = predictor(name, params, "float64")(test_images)
         session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])

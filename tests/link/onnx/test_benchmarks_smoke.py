@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.link.onnx.utils import PYMC_MISSING
+
 
 BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 PYMC_INSTALLED = importlib.util.find_spec("pymc") is not None
@@ -72,18 +74,37 @@ def assert_reported(result):
         assert result["reason"].strip()
 
 
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    """Every workload (and, with PyMC, the cold start) in ONNX and raw onnxruntime."""
+# By default every third workload runs (a fixed share: each family of
+# workloads is represented); `-m benchmarks_full` runs them all
+SHARE_STEP = 3
+COLD_START_NAME = "pymc cold start"
+
+
+def selected_names(selection):
+    return [n for n in workload_names() if any(s in n for s in selection)]
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(SHARE_STEP, id="share"),
+        pytest.param(1, id="all", marks=pytest.mark.benchmarks_full),
+    ],
+)
+def quick_run(tmp_path_factory, request):
+    """The selected workloads (and, with PyMC, the cold start) in ONNX and
+    raw onnxruntime, and their names."""
+    selection = workload_names()[:: request.param]
     out = tmp_path_factory.mktemp("quick")
-    return out, run_quick(out, "--backends", "onnxruntime")
+    only = [arg for name in [*selection, COLD_START_NAME] for arg in ("--only", name)]
+    return out, run_quick(out, "--backends", "onnxruntime", *only), selection
 
 
 @pytest.mark.slow
 def test_every_workload_reports_numbers_or_a_reason(quick_run):
-    tmp_path, data = quick_run
+    tmp_path, data, selection = quick_run
 
-    assert [w["name"] for w in data["workloads"]] == workload_names()
+    assert [w["name"] for w in data["workloads"]] == selected_names(selection)
     assert data["backends"] == ["ONNX", "onnxruntime raw", "SciPy/NumPy"]
     compared = {"ONNX", "onnxruntime raw"}
     for workload in data["workloads"]:
@@ -111,15 +132,13 @@ def test_every_workload_reports_numbers_or_a_reason(quick_run):
         assert torch_comparison["reason"].strip()
 
     text = (tmp_path / "results.txt").read_text(encoding="utf-8")
-    assert all(name in text for name in workload_names())
+    assert all(name in text for name in selected_names(selection))
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
-)
+@pytest.mark.skipif(not PYMC_INSTALLED, reason=PYMC_MISSING)
 def test_pymc_cold_start_reports_seconds_to_the_first_gradient(quick_run):
-    tmp_path, data = quick_run
+    tmp_path, data, _ = quick_run
 
     cold_start = data["cold_start"]
     assert cold_start["backends"] == ["ONNX"]
@@ -137,9 +156,7 @@ def test_pymc_cold_start_reports_seconds_to_the_first_gradient(quick_run):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not PYMC_INSTALLED, reason="PyMC is not installed (the bench extra, PyTensor 2.38)"
-)
+@pytest.mark.skipif(not PYMC_INSTALLED, reason=PYMC_MISSING)
 def test_shared_shapes_benchmark_times_every_variant():
     done = run_script_quick("shared_shapes.py")
     for model in ("GP", "radon-like GLM"):
@@ -157,6 +174,14 @@ def test_node_cost_benchmark_prints_costs_and_a_budget_per_pymc_workload():
     for workload in latest["workloads"]:
         row = rf"^{re.escape(workload['name'])} +\d+\.\dus +\d+\.\dus +\d+ +\d+ +\d+$"
         assert re.search(row, done.stdout, re.MULTILINE), workload["name"]
+
+
+def test_startup_hook_benchmark_prints_the_cost_against_the_budget():
+    done = run_script_quick("startup_hook.py")
+    pattern = (
+        r"^pytensor_onnx\.pth: median \d+\.\d+ ms per run \((within|OVER) the 5 ms"
+    )
+    assert re.search(pattern, done.stdout, re.MULTILINE), done.stdout
 
 
 @pytest.mark.slow

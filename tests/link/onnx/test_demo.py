@@ -13,7 +13,6 @@ outside CI the test is skipped without them, under ``CI=true`` it fails.
 
 import importlib.util
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -24,15 +23,6 @@ import pytest
 pytestmark = pytest.mark.slow
 
 DEMO = Path(__file__).parents[3] / "examples" / "onnx_demo"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def missing_requirements():
@@ -40,7 +30,7 @@ def missing_requirements():
     for module in ("playwright", "sklearn"):
         if importlib.util.find_spec(module) is None:
             missing.append(f"the Python package {module} (pip install -e '.[demo]')")
-    if not Path(CHROMIUM).is_file() and shutil.which("chromium") is None:
+    if not BROWSER.chromium_installed():
         missing.append("Chromium (apt-get install chromium)")
     if not (DEMO / "node_modules" / "onnxruntime-web" / "dist").is_dir():
         missing.append(f"onnxruntime-web (npm ci in {DEMO})")
@@ -65,6 +55,9 @@ def import_demo_module(name):
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+BROWSER = import_demo_module("browser")  # shared with examples/onnx_demo/screenshot.py
 
 
 @pytest.fixture(scope="module")
@@ -102,9 +95,7 @@ def browser(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
+        browser = BROWSER.launch(playwright)
         yield browser
         browser.close()
 
@@ -115,23 +106,10 @@ def open_demo(browser, server, width, height=1100):
     ``page.problems`` collects uncaught exceptions, console errors and failed
     requests (Chromium's favicon request shows only as a console error).
     """
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.problems = problems = []
-
-    def on_console(message):
-        if message.type == "error":
-            problems.append(f"console error: {message.text}")
-
-    def on_response(response):
-        if response.status >= 400:
-            problems.append(f"HTTP {response.status}: {response.url}")
-
-    page.on("pageerror", lambda error: problems.append(f"exception: {error}"))
-    page.on("console", on_console)
-    page.on("response", on_response)
-    page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
-    page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-    page.wait_for_function("document.body.dataset.ready !== undefined", timeout=60_000)
+    problems = []
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    page = BROWSER.open_demo(browser, url, width, height, problems)
+    page.problems = problems
     assert page.evaluate("document.body.dataset.ready") == "true", (
         page.inner_text("#status"),
         page.problems,
@@ -148,16 +126,7 @@ def page(browser, server):
 
 
 def draw_stroke(page):
-    """Draw a vertical stroke on the pad with the mouse; wait for the predictions."""
-    page.locator("#pad").scroll_into_view_if_needed()
-    box = page.locator("#pad").bounding_box()
-    x0, y0 = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.15
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    for step in range(1, 11):
-        page.mouse.move(x0, y0 + step * box["height"] * 0.07)
-    page.mouse.up()
-    page.wait_for_selector("#predictions [data-model='cnn'] .guess")
+    BROWSER.draw_stroke(page)
 
 
 def test_page_probabilities_equal_onnxruntime(page, models_dir):
@@ -261,7 +230,7 @@ OVERFLOWS = """() => Array.from(document.querySelectorAll(
 })"""
 
 
-@pytest.mark.parametrize("width", [420, 1280, 1920])
+@pytest.mark.parametrize("width", [390, 420, 1280, 1920])
 def test_page_fits_its_window(browser, server, width, tmp_path):
     page = open_demo(browser, server, width, height=900)
     try:
@@ -277,17 +246,40 @@ def test_page_fits_its_window(browser, server, width, tmp_path):
         assert page.locator("#metadata table td").count() > 0
         assert page.evaluate(OVERFLOWS) == []
         if width == 1280:
-            # UPDATE_DEMO_SCREENSHOT=1 refreshes the screenshot the README shows
-            screenshot = (
-                DEMO / "screenshot.png"
-                if os.environ.get("UPDATE_DEMO_SCREENSHOT")
-                else tmp_path / "screenshot.png"
-            )
+            # (examples/onnx_demo/screenshot.py takes the README's screenshot)
+            screenshot = tmp_path / "screenshot.png"
             page.screenshot(path=screenshot, full_page=True)
             assert screenshot.stat().st_size > 10_000
         assert page.problems == []
     finally:
         page.close()
+
+
+def test_on_a_phone_the_predictions_show_while_drawing(browser, server):
+    page = open_demo(browser, server, 390, height=844)
+    try:
+        draw_stroke(page)  # scrolls the pad into view
+        in_view = """(selector) => {
+            const box = document.querySelector(selector).getBoundingClientRect();
+            return box.top >= 0 && box.bottom <= window.innerHeight;
+        }"""
+        assert page.evaluate(in_view, "#pad")
+        assert page.evaluate(in_view, "#predictions")
+    finally:
+        page.close()
+
+
+def test_random_test_digits_are_distinct(page):
+    for _ in range(5):
+        picks = page.evaluate("demo.classifyTestDigits(8)")["picks"]
+        assert len(set(picks)) == 8
+    assert sorted(page.evaluate("demo.sampleWithoutReplacement(5, 5)")) == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
 
 
 def test_no_request_fails(server):

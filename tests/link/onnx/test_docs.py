@@ -102,6 +102,24 @@ def test_doc_snippets_run(tmp_path):
     sphinx_build("doctest", tmp_path)
 
 
+# Python shown but not run, because it is a part of a larger file: a snippet
+# a reader can paste and run is a ``testcode`` block (run by the test above).
+PYTHON_EXCERPTS = {
+    "adding_a_converter.rst": "@onnx_funcify.register(SomeOp)",  # a template
+    "tutorial_browser.rst": "export_onnx(",  # from examples/onnx_demo/train.py
+}
+
+
+def test_python_in_the_docs_runs_unless_it_is_an_excerpt():
+    blocks = re.compile(r"^\.\. code-block:: python\n\n +(\S.*)$", re.MULTILINE)
+    for page in DOCS.glob("*.rst"):
+        for first_line in blocks.findall(page.read_text(encoding="utf-8")):
+            assert PYTHON_EXCERPTS.get(page.name) == first_line, (
+                f"{page.name}: a `code-block:: python` ({first_line!r}) that no "
+                "test runs: make it a `testcode` block"
+            )
+
+
 @pytest.mark.slow
 def test_readme_snippet_runs(tmp_path):
     readme = (REPO_ROOT / "README.md").read_text()

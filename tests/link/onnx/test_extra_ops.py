@@ -88,13 +88,6 @@ def test_cumulative_ops_with_special_values(dtype):
     compare_onnx_and_py([x], [pt.cumsum(x), pt.cumprod(x)], [values])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="cumprod multiplies in a tree (doubling steps), NumPy in sequence: "
-    "when a partial product overflows or underflows, NumPy's result stays "
-    "inf (or 0) while the tree's later partial products may be finite",
-)
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 def test_cumprod_with_overflowing_partial_products():
     x = pt.vector("x")

@@ -41,6 +41,14 @@ MODE_SAMPLE = [
     "test_if",
     "test_gridsample_bicubic",
 ]
+# Under the C and Numba modes these compile for a minute or more (PyTensor's
+# own backends, not the importer, do the work): whole runs only
+MODE_SAMPLE_SLOW_TO_COMPILE = {
+    "test_conv_with_strides_padding",
+    "test_reduce_sum_keepdims_random",
+    "test_gru_defaults",
+    "test_gridsample_bicubic",
+}
 
 
 class FastBackend(PyTensorBackend):
@@ -85,8 +93,14 @@ OnnxConformanceFull = node_test_case(
     FastBackend, set(ALL_NAMES), [pytest.mark.onnx_conformance_full]
 )
 OnnxConformanceShare = node_test_case(FastBackend, CI_SHARE)
-OnnxConformanceC = node_test_case(CBackend, set(MODE_SAMPLE))
-OnnxConformanceNumba = node_test_case(NumbaBackend, set(MODE_SAMPLE))
+FULL = [pytest.mark.onnx_conformance_full]
+MODE_SAMPLE_QUICK = set(MODE_SAMPLE) - MODE_SAMPLE_SLOW_TO_COMPILE
+OnnxConformanceC = node_test_case(CBackend, MODE_SAMPLE_QUICK)
+OnnxConformanceNumba = node_test_case(NumbaBackend, MODE_SAMPLE_QUICK)
+OnnxConformanceCFull = node_test_case(CBackend, MODE_SAMPLE_SLOW_TO_COMPILE, FULL)
+OnnxConformanceNumbaFull = node_test_case(
+    NumbaBackend, MODE_SAMPLE_SLOW_TO_COMPILE, FULL
+)
 OnnxConformanceONNX = node_test_case(ONNXBackend, set(MODE_SAMPLE))
 
 

@@ -10,9 +10,11 @@ with fixed seeds the comparison is deterministic). PyMC 5.28.5 pins PyTensor
 import numpy as np
 import pytest
 
+from tests.link.onnx.utils import PYMC_MISSING
 
-pm = pytest.importorskip("pymc")
-az = pytest.importorskip("arviz")
+
+pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
+az = pytest.importorskip("arviz", reason=PYMC_MISSING)
 
 import pytensor.link.onnx  # noqa: E402, F401  (registers mode="ONNX")
 

@@ -17,10 +17,10 @@ import pytest
 import scipy.stats as stats
 
 import pytensor
-from tests.link.onnx.utils import MIN_P_VALUE
+from tests.link.onnx.utils import MIN_P_VALUE, PYMC_MISSING
 
 
-pm = pytest.importorskip("pymc")
+pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
 from pymc.pytensorf import collect_default_updates  # noqa: E402
 
 

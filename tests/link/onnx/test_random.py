@@ -31,7 +31,12 @@ from pytensor.tensor.random.type import random_generator_type
 import pytensor
 from pytensor.link.onnx.dispatch import random as random_dispatch
 from pytensor.link.onnx.pymc import register_converters
-from tests.link.onnx.utils import MIN_P_VALUE, onnx_model_of, random_variable
+from tests.link.onnx.utils import (
+    MIN_P_VALUE,
+    PYMC_MISSING,
+    onnx_model_of,
+    random_variable,
+)
 
 
 py_mode = Mode(linker="py", optimizer=None)
@@ -553,7 +558,7 @@ PYMC_UNSUPPORTED = {
 
 @pytest.mark.parametrize("name", list(PYMC_UNSUPPORTED))
 def test_unsupported_distributions_raise_with_their_name_and_reason(name):
-    pm = pytest.importorskip("pymc")
+    pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
     x = PYMC_UNSUPPORTED[name](pm)
     op = x.owner.op
     reason = unsupported_reason(type(op))

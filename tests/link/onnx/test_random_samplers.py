@@ -21,7 +21,7 @@ from pytensor.compile.sharedvalue import shared
 import pytensor
 from pytensor.link.onnx.numerics import random as random_numerics
 from pytensor.link.onnx.numerics import random_continuous, random_multivariate
-from tests.link.onnx.utils import evaluate_numerics
+from tests.link.onnx.utils import PYMC_MISSING, evaluate_numerics
 
 
 pytestmark = pytest.mark.filterwarnings(
@@ -486,7 +486,7 @@ PYMC_CASES = {
 
 def pymc_draws(make, dtype):
     """Draws of the PyMC distribution ``make(pm)`` built with ``floatX = dtype``."""
-    pm = pytest.importorskip("pymc")
+    pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
     with pytensor.config.change_flags(floatX=dtype), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         sample = draw_once(make(pm))
@@ -596,7 +596,7 @@ def test_wishart_quadratic_forms_are_chi_square(source, dtype):
 
 
 def test_wishart_checks_its_degrees_of_freedom_like_scipy():
-    pm = pytest.importorskip("pymc")
+    pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         x = pm.Wishart.dist(nu=1, V=COLUMN_COV)
@@ -640,7 +640,7 @@ def test_car_draws_have_the_precision_of_its_logp(source, dtype):
 
 
 def test_car_checks_its_parameters_like_pymc():
-    pm = pytest.importorskip("pymc")
+    pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
     x = pm.CAR.dist(mu=np.zeros(5), W=ADJACENCY, alpha=1.0, tau=1.0)
     with pytest.raises(ValueError, match="the domain of alpha is: -1 < alpha < 1"):
         draw_once(x)
@@ -666,7 +666,7 @@ def test_stick_breaking_weights_break_at_betas(source, dtype):
 
 
 def test_stick_breaking_weights_of_a_symbolic_number_of_sticks():
-    pm = pytest.importorskip("pymc")
+    pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
     alpha, k = pt.dscalar("alpha"), pt.lscalar("k")
     x = pm.StickBreakingWeights.dist(alpha=alpha, K=k, size=3)
     fn = pytensor.function([alpha, k], x, mode="ONNX")
@@ -820,7 +820,7 @@ def test_pymc_polya_gamma(dtype):
 
 @pytest.mark.parametrize("h", [0.0, 2.5, -1.0, np.nan, 1025.0])
 def test_pymc_polya_gamma_needs_an_integer_h(h):
-    pm = pytest.importorskip("pymc")
+    pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
     h_var = pt.dscalar("h")
     x = pm.PolyaGamma.dist(h=h_var, z=1.0, size=3)
     fn = pytensor.function([h_var], x, mode="ONNX")

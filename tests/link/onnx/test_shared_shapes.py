@@ -13,7 +13,7 @@ from pytensor.compile.mode import Mode
 
 import pytensor
 from pytensor.link.onnx import ONNXLinker
-from tests.link.onnx.utils import onnx_model_of, py_mode
+from tests.link.onnx.utils import PYMC_MISSING, onnx_model_of, py_mode
 
 
 def input_dims(fn, name):
@@ -202,7 +202,7 @@ def test_any_sequence_of_shared_shapes(dtype, shapes):
 
 
 def test_pymc_data_replaced_by_data_of_another_shape():
-    pm = pytest.importorskip("pymc")
+    pm = pytest.importorskip("pymc", reason=PYMC_MISSING)
     gen = np.random.default_rng(3)
 
     def points(n):

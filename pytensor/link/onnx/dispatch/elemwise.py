@@ -87,6 +87,11 @@ def softmax_axes(axis, ndim) -> tuple[int, ...]:
     return tuple(sorted(a % ndim for a in axis))
 
 
+# PyTensor 2's LogSoftmax runs scipy.special.log_softmax; PyTensor 3's is the
+# formula x - max - log(sum(exp(x - max))) (they differ where the max is inf)
+LOG_SOFTMAX_IS_SCIPYS = "perform" in vars(special.LogSoftmax)
+
+
 def softmax_of(op_type, axis, node, builder, inputs):
     """``Softmax`` or ``LogSoftmax`` of the single input over ``axis``."""
     [x] = inputs
@@ -104,11 +109,18 @@ def softmax_of(op_type, axis, node, builder, inputs):
         value = builder.constant(1 if op_type == "Softmax" else 0, dtype)
         shape = builder.add("Shape", [x], hint="shape")
         return builder.add("Expand", [value, shape], hint=op_type.lower())
-    if axes == (ndim - 1,):
-        # onnxruntime's LogSoftmax mishandles NaN along other axes
+    if axes == (ndim - 1,) and op_type == "Softmax":
+        # onnxruntime's LogSoftmax mishandles NaN and inf along any axis (its
+        # Softmax only along other axes than the last): NaN of a row gives
+        # 46.05 elsewhere, [inf, 1] gives [nan, -inf] where NumPy's is NaN
         return builder.add(op_type, [x], axis=ndim - 1, hint=op_type.lower())
     axes = builder.constant(axes, "int64")
     maximum = builder.add("ReduceMax", [x, axes], keepdims=1, hint="max")
+    if op_type == "LogSoftmax" and LOG_SOFTMAX_IS_SCIPYS:
+        # scipy.special.log_softmax shifts by 0 where the maximum is infinite
+        infinite = builder.add("IsInf", [maximum], hint="infinite_max")
+        zero = builder.constant(0, dtype)
+        maximum = builder.add("Where", [infinite, zero, maximum], hint="max")
     shifted = builder.add("Sub", [x, maximum], hint="shifted")
     exp = builder.add("Exp", [shifted], hint="exp")
     total = builder.add("ReduceSum", [exp, axes], keepdims=1, hint="total")

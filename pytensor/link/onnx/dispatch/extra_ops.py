@@ -23,7 +23,11 @@ from pytensor.tensor.extra_ops import (
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.sort import stable_argsort
-from pytensor.link.onnx.numerics.cumulative import prefix_product, run_positions
+from pytensor.link.onnx.numerics.cumulative import (
+    prefix_product,
+    run_positions,
+    sequential_product,
+)
 from pytensor.link.onnx.numerics.sorting import (
     group_counts,
     group_of_each_element,
@@ -62,11 +66,14 @@ def onnx_funcify_CumOp(op, node, builder, inputs, **kwargs):
     [x] = input_values(
         builder, node.inputs, inputs, dtype if np.dtype(dtype).kind == "f" else "int64"
     )
+    x_type = node.inputs[0].type
+    length = x_type.shape[op.axis]
     if op.mode == "add":
         result = x.apply("CumSum", x, x.constant(op.axis, "int64"))
+    elif x.dtype == "int64":
+        result = prefix_product(x, op.axis, x_type.ndim, length)
     else:
-        x_type = node.inputs[0].type
-        result = prefix_product(x, op.axis, x_type.ndim, x_type.shape[op.axis])
+        result = sequential_product(x, op.axis, x_type.ndim, length)
     return [result.cast(dtype).name]
 
 

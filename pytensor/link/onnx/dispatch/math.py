@@ -25,6 +25,7 @@ from pytensor.link.onnx.numerics.reductions import (
     flatten_axes_last,
     integer_product,
     integer_sum,
+    sequential_float_product,
 )
 from pytensor.link.onnx.value import Value, where
 
@@ -75,12 +76,11 @@ def product_dtype(node):
 
 def product_in(builder, node, x, axes):
     """The product over ``axes`` of ``x``, whose dtype is ``product_dtype(node)``."""
+    flat = flatten_axes_last(x, x_ndim(node), axes)
+    length = static_length(node.inputs[0], axes)
     if x.dtype == "int64":
-        flat = flatten_axes_last(x, x_ndim(node), axes)
-        length = static_length(node.inputs[0], axes)
         return integer_product(flat, x_ndim(node) - len(axes), length)
-    compute = widened_kernel_dtype("ReduceProd", x.dtype, builder.opset)
-    return x.cast(compute).prod(axes, keepdims=False).cast(x.dtype)
+    return sequential_float_product(flat, x_ndim(node) - len(axes), length)
 
 
 def product_of(builder, node, x, axes):

@@ -1,5 +1,6 @@
 """Reductions onnxruntime computes wrong: exact integer sums and products that
-wrap like NumPy's, and int64 extrema read at the position of the extremum.
+wrap like NumPy's, float products in NumPy's sequential order, and int64
+extrema read at the position of the extremum.
 
 They reduce the axes of an array moved last and merged into one
 (:func:`flatten_axes_last`).
@@ -8,6 +9,7 @@ They reduce the axes of an array moved last and merged into one
 import numpy as np
 
 from pytensor.link.onnx.kernels import matmul
+from pytensor.link.onnx.numerics.cumulative import sequential_product
 from pytensor.link.onnx.value import Value, concat
 
 
@@ -105,6 +107,19 @@ def integer_product(x: Value, axis: int, length: int | None) -> Value:
         body = product_loop_body(x.builder, axis)
         x = x.apply("Loop", None, longer_than_one(x, axis), x, body=body)
     return x.squeeze([axis])
+
+
+def sequential_float_product(x: Value, axis: int, length: int | None) -> Value:
+    """The product along the last axis, ``axis`` (dropped), of the float ``x``,
+    as NumPy's ``multiply.reduce`` forms it: in sequence, so that a partial
+    product that overflows stays infinite (onnxruntime's ``ReduceProd``
+    multiplies in another order). The last of `sequential_product`'s prefix
+    products, after a trailing 1 for empty axes.
+    """
+    x = pad_with_one(x, axis, x.indices([1]))
+    length = None if length is None else length + 1
+    products = sequential_product(x, axis, axis + 1, length)
+    return products.slice(-1, None, axis).squeeze([axis])
 
 
 def extremum_by_position(x: Value, ndim: int, axes, position_op: str) -> Value:
