@@ -107,6 +107,7 @@ def test_doc_snippets_run(tmp_path):
 PYTHON_EXCERPTS = {
     "adding_a_converter.rst": "@onnx_funcify.register(SomeOp)",  # a template
     "tutorial_browser.rst": "export_onnx(",  # from examples/onnx_demo/train.py
+    "exporting.rst": "import onnxruntime",  # examples/posterior_predictive_export.py
 }
 
 
