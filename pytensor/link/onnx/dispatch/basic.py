@@ -25,6 +25,7 @@ from pytensor.link.onnx.dispatch.variables import (
     unsupported_type_reason,
     value_type,
 )
+from pytensor.link.onnx.passes.if_branches import common_prefix
 
 
 @singledispatch
@@ -168,16 +169,6 @@ def lazy_branches(nodes, outputs) -> dict[Apply, tuple]:
                 inner = (*place, (node, int(index > node.op.n_outs)))
             uses.setdefault(var, []).append(inner)
     return places
-
-
-def common_prefix(places):
-    prefix = places[0]
-    for place in places[1:]:
-        length = 0
-        while length < min(len(prefix), len(place)) and prefix[length] == place[length]:
-            length += 1
-        prefix = prefix[:length]
-    return prefix
 
 
 def deferring_branch_checks(builder, nodes, outputs, convert):
