@@ -318,21 +318,28 @@ def nuts_chunk_function(
     ``mode="ONNX"``, ``export_onnx(chunk.function, path)`` writes it as a
     model that takes the generator as a uint64 key.
     """
+    chunk, _ = compiled_chunk(
+        logp, values, initial_points, target_accept, max_treedepth, mode
+    )
+    return chunk, initial_state(chunk.log_density, initial_points, random_seed)
+
+
+def compiled_chunk(logp, values, initial_points, target_accept, max_treedepth, mode):
+    """The (cached) compiled chunk of ``logp`` of ``values`` for chains started
+    at ``initial_points``, and the seconds compiling it took."""
     values = list(values)
     check_log_density(logp, values)
     n_chains, shapes = value_shapes(values, initial_points)
-    dtype = upcast(*(value.type.dtype for value in values))
-    chunk, _ = cached_chunk_function(
+    return cached_chunk_function(
         logp,
         values,
         shapes,
         n_chains,
-        dtype,
+        upcast(*(value.type.dtype for value in values)),
         target_accept=target_accept,
         max_treedepth=max_treedepth,
         mode=mode,
     )
-    return chunk, initial_state(chunk.log_density, initial_points, random_seed)
 
 
 def value_shapes(values, initial_points) -> tuple[int, list[tuple[int, ...]]]:
@@ -457,21 +464,17 @@ def sample_nuts(
     ((2, 50, 2), (2, 50))
     """
     values = list(values)
-    check_log_density(logp, values)
-    n_chains, shapes = value_shapes(values, initial_points)
-    dtype = upcast(*(value.type.dtype for value in values))
-
-    chunk, compile_seconds = cached_chunk_function(
+    chunk, compile_seconds = compiled_chunk(
         logp,
         values,
-        shapes,
-        n_chains,
-        dtype,
-        target_accept=target_accept,
-        max_treedepth=max(max_treedepth, COMPILED_TREEDEPTH),
-        mode=mode,
+        initial_points,
+        target_accept,
+        max(max_treedepth, COMPILED_TREEDEPTH),
+        mode,
     )
     log_density = chunk.log_density
+    n_chains = len(initial_points[0])
+    dtype = log_density.position.type.dtype
 
     state = initial_state(log_density, initial_points, random_seed)
     draw_chunks, stat_chunks = [], []
