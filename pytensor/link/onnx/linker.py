@@ -3,7 +3,10 @@ from threading import Lock
 from pytensor.link.basic import JITLinker
 from pytensor.link.utils import raise_with_op
 
-from pytensor.link.onnx.rewrites import INCOMPATIBLE_REWRITES, REQUIRED_REWRITES
+from pytensor.link.onnx.rewrites.configuration import (
+    INCOMPATIBLE_REWRITES,
+    REQUIRED_REWRITES,
+)
 from pytensor.link.onnx.session import ONNXRuntimeFailure
 from pytensor.link.onnx.shared_shapes import (
     ShapeGuardedFunction,

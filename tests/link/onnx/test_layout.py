@@ -2,10 +2,11 @@
 
 Every ``import`` of a ``pytensor.link.onnx`` module counts, at the top of a
 module or inside a function. From the bottom up, the layers are the core (the
-value vocabulary, the builder, kernel facts, rewrite tags and graph passes),
-the numerics (algorithms written as ONNX graphs), the converters
-(``dispatch``), and the entry points: the runtime (linker, mode, session),
-export and import.
+value vocabulary, the builder, kernel facts, the rewrite configuration and
+graph passes), the numerics (algorithms written as ONNX graphs), the
+converters (``dispatch``), the mode's PyTensor rewrites (some weigh calls by
+the nodes their converters add), and the entry points: the runtime (linker,
+mode, session), export and import.
 """
 
 import ast
@@ -19,16 +20,17 @@ import pytensor.link.onnx
 
 PACKAGE = "pytensor.link.onnx"
 ROOT = Path(pytensor.link.onnx.__file__).parent
-CORE, NUMERICS, CONVERTERS, ENTRY_POINTS = range(4)
-LAYER_OF_TOP_LEVEL_NAME = {
+CORE, NUMERICS, CONVERTERS, REWRITES, ENTRY_POINTS = range(5)
+LAYER_OF_SUBPACKAGE = {
     "value": CORE,
     "complex_pairs": CORE,
     "builder": CORE,
     "kernels": CORE,
-    "rewrites": CORE,
+    "rewrites.configuration": CORE,
     "passes": CORE,
     "numerics": NUMERICS,
     "dispatch": CONVERTERS,
+    "rewrites": REWRITES,
 }
 
 
@@ -40,8 +42,13 @@ def module_name(path: Path) -> str:
 
 
 def layer(module: str) -> int:
-    top = module.removeprefix(PACKAGE).lstrip(".").split(".")[0]
-    return LAYER_OF_TOP_LEVEL_NAME.get(top, ENTRY_POINTS)
+    """The layer of the longest entry of `LAYER_OF_SUBPACKAGE` that holds ``module``."""
+    parts = module.removeprefix(PACKAGE).lstrip(".").split(".")
+    for length in range(len(parts), 0, -1):
+        name = ".".join(parts[:length])
+        if name in LAYER_OF_SUBPACKAGE:
+            return LAYER_OF_SUBPACKAGE[name]
+    return ENTRY_POINTS
 
 
 def package_imports(path: Path) -> set[str]:
@@ -64,7 +71,7 @@ IMPORTS = {module_name(path): package_imports(path) for path in ROOT.rglob("*.py
 
 def test_the_layers_were_found():
     layers = {layer(module) for module in IMPORTS}
-    assert layers == {CORE, NUMERICS, CONVERTERS, ENTRY_POINTS}
+    assert layers == {CORE, NUMERICS, CONVERTERS, REWRITES, ENTRY_POINTS}
 
 
 @pytest.mark.parametrize("module", sorted(IMPORTS))

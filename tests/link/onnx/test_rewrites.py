@@ -11,9 +11,8 @@ from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.slinalg import Cholesky
 
 import pytensor
-from pytensor.link.onnx.mode import converted_size
 from pytensor.link.onnx.passes.graphs import count_nodes
-from pytensor.link.onnx.rewrites import BatchScalarCalls
+from pytensor.link.onnx.rewrites.batching import BatchScalarCalls
 from tests.link.onnx.utils import compare_onnx_and_py, onnx_model_of, py_mode
 
 
@@ -410,7 +409,7 @@ def test_identical_calls_left_for_pytensor_to_merge():
     # merge) are not one batch: each is the whole call
     x = pt.dvector("x", shape=(1,))
     fgraph = FunctionGraph([x], [pt.erfcx(x), pt.erfcx(x)], clone=False)
-    BatchScalarCalls(converted_size).rewrite(fgraph)
+    BatchScalarCalls().rewrite(fgraph)
     fn = pytensor.function([x], fgraph.outputs, mode=py_mode)
     value = np.array([0.7])
     np.testing.assert_allclose(fn(value), [sc.erfcx(value)] * 2, rtol=1e-15)

@@ -30,7 +30,7 @@ from pytensor.tensor.subtensor import Subtensor, indices_from_subtensor
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.builders import convert_inner_graph
 from pytensor.link.onnx.dispatch.variables import value_type
-from pytensor.link.onnx.rewrites import onnx_rewrites
+from pytensor.link.onnx.rewrites.configuration import onnx_rewrites
 from pytensor.link.onnx.value import Value, concat, maximum, where
 
 
