@@ -7,7 +7,7 @@ atomically. `onnx_support_report` lists everything that prevents an export;
 `precision_report` reads what a quantized or float16 export cost in accuracy.
 """
 
-from pytensor.link.onnx.export.pipeline import export_onnx, onnx_support_report
+from pytensor.link.onnx.export.api import export_onnx, onnx_support_report
 from pytensor.link.onnx.export.precision import PrecisionReport, precision_report
 from pytensor.link.onnx.export.report import SupportReport, UnsupportedGraphError
 from pytensor.link.onnx.export.verify import ONNXVerificationError

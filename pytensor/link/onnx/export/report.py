@@ -4,7 +4,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytensor.link.onnx.dispatch.variables import unsupported_type_reason
+import onnx
+from pytensor.link.onnx.dispatch.variables import is_sequence, unsupported_type_reason
 
 
 @dataclass(frozen=True)
@@ -181,3 +182,48 @@ def kernel_problems(gaps, sources) -> list[SupportProblem]:
             )
         )
     return problems
+
+
+TYPED_LIST_REASON = (
+    "typed lists run as ONNX sequences under mode='ONNX', but export_onnx does "
+    "not write sequence inputs or outputs yet: pass the elements as separate "
+    "tensors, or stack them into one tensor"
+)
+
+
+def typed_list_problems(fgraph) -> tuple[SupportProblem, ...]:
+    return tuple(
+        SupportProblem(
+            kind="unsupported_type",
+            variable=str(var),
+            op="" if var.owner is None else str(var.owner.op),
+            reason=TYPED_LIST_REASON,
+            traceback=user_traceback(var),
+        )
+        for var in (*fgraph.inputs, *fgraph.outputs)
+        if is_sequence(var)
+    )
+
+
+def partial_kernel_problems(partial, runtime, opset):
+    """The kernel gaps of the convertible part of a graph, at its ``opset``."""
+    model = partial.model
+    if opset < model.opset_import[0].version:
+        return []
+    try:
+        onnx.checker.check_model(model, full_check=True)
+        gaps = runtime.kernel_gaps(model)
+    except Exception:
+        return []
+    return kernel_problems(gaps, partial.sources)
+
+
+def rebuild_problem(error, dtype) -> SupportProblem:
+    """The problem of a graph that cannot be rebuilt in ``dtype`` (a ``RebuildError``)."""
+    return SupportProblem(
+        kind="unsupported_dtype",
+        variable=str(error.node.outputs[0]),
+        op=str(error.node.op),
+        reason=f"dtype={dtype!r}: {error.reason}",
+        traceback=user_traceback(error.node.outputs[0]),
+    )
