@@ -13,12 +13,11 @@ from pytensor.raise_op import CheckAndRaise
 
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from pytensor.link.onnx.kernels import DEFAULT_OPSET
 from pytensor.link.onnx.passes import PassContext, run_graph_passes
 from pytensor.link.onnx.passes.graphs import rename_input
 from pytensor.link.onnx.value import Value
 
-
-DEFAULT_OPSET = 18
 
 NUMPY_TO_ONNX_DTYPE = {
     "bool": TensorProto.BOOL,

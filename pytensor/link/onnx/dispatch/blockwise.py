@@ -17,7 +17,7 @@ from pytensor.tensor.math import Dot
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
 from pytensor.link.onnx.dispatch.shape import require_same_lengths
-from pytensor.link.onnx.kernels import matmul
+from pytensor.link.onnx.numerics.matmul import matmul
 
 
 def batch_ndim(node) -> int:

@@ -13,13 +13,9 @@ from pytensor.link.onnx.dispatch.scalar import (
 )
 from pytensor.link.onnx.dispatch.shape import require_equal_lengths
 from pytensor.link.onnx.dispatch.signal import summed_convolution
-from pytensor.link.onnx.kernels import (
-    kernel_dtypes,
-    matmul,
-    ordered,
-    unordered,
-    widened_kernel_dtype,
-)
+from pytensor.link.onnx.kernels import kernel_dtypes, widened_kernel_dtype
+from pytensor.link.onnx.numerics.matmul import matmul
+from pytensor.link.onnx.numerics.ordered_dtypes import ordered, unordered
 from pytensor.link.onnx.numerics.reductions import (
     extremum_by_position,
     flatten_axes_last,

@@ -10,7 +10,8 @@ from pytensor.tensor.sort import ArgSortOp, SortOp
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.shape import dim_size
-from pytensor.link.onnx.kernels import ordered, widened_kernel_dtype
+from pytensor.link.onnx.kernels import widened_kernel_dtype
+from pytensor.link.onnx.numerics.ordered_dtypes import ordered
 from pytensor.link.onnx.value import along_axis, where
 
 

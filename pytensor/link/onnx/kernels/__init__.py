@@ -1,4 +1,4 @@
-"""What onnxruntime's kernels compute, and building blocks that respect it.
+"""What onnxruntime's kernels compute.
 
 A node can pass the ONNX checker and still have no kernel in onnxruntime for
 its dtypes; converters compute such nodes in the narrowest dtype that has one.
@@ -41,8 +41,8 @@ TENSOR_TYPES = {
 }
 MEASUREMENTS = Path(__file__).with_name("onnxruntime.json")
 RUNTIME = "onnxruntime"
-# The opset the converters' tables are read at unless told otherwise
-# (the builder's default opset).
+# The opset converters write unless told otherwise (the builder's), and that
+# the kernel tables are read at
 DEFAULT_OPSET = 18
 
 INT64_HALVES = (
@@ -209,64 +209,3 @@ def narrowest_kernel_dtype(op_type, dtype, opset, admits) -> str:
 def width_and_signedness(candidate: str, dtype: str) -> tuple[int, bool]:
     """Sort key: narrower first, then those of the signedness of ``dtype``."""
     return np.dtype(candidate).itemsize, is_signed(candidate) != is_signed(dtype)
-
-
-# Unsigned values minus the offset, wrapped into the signed type, keep their order
-ORDER_PRESERVING_SHIFTS = {"uint32": ("int32", 2**31), "uint64": ("int64", 2**63)}
-
-
-def ordered(builder, x, dtype, op_type):
-    """Return ``x`` in a dtype with an ``op_type`` kernel that keeps values in order.
-
-    Also returns that dtype.
-    """
-    if dtype in ORDER_PRESERVING_SHIFTS:
-        signed, offset = ORDER_PRESERVING_SHIFTS[dtype]
-        shifted = builder.add("Sub", [x, builder.constant(offset, dtype)])
-        return builder.cast(shifted, dtype, signed), signed
-    compute = widened_kernel_dtype(op_type, dtype, builder.opset)
-    return builder.cast(x, dtype, compute), compute
-
-
-def unordered(builder, x, dtype, compute):
-    """Undo `ordered`: return the ``dtype`` value of ``x``, an ordered ``compute`` value."""
-    if dtype in ORDER_PRESERVING_SHIFTS:
-        _, offset = ORDER_PRESERVING_SHIFTS[dtype]
-        unsigned = builder.cast(x, compute, dtype)
-        return builder.add("Add", [unsigned, builder.constant(offset, dtype)])
-    return builder.cast(x, compute, dtype)
-
-
-def matmul(builder, a, b, dtype, a_ndim, b_ndim):
-    """``a @ b`` for operands of ``dtype``; narrow integers wrap like NumPy's.
-
-    uint64, which no other kernel holds, is computed by the uint64 kernel
-    with one more zero term (see ``FAILS_WHEN_EMPTY``).
-    """
-    if dtype == "uint64":
-        a, b = with_a_zero_term(builder, a, b, a_ndim, b_ndim)
-        compute = dtype
-    else:
-        compute = widened_kernel_dtype("MatMul", dtype, builder.opset)
-    a, b = builder.cast(a, dtype, compute), builder.cast(b, dtype, compute)
-    if b_ndim != 1:
-        product = builder.add("MatMul", [a, b], hint="matmul")
-    else:
-        # onnxruntime rejects a matrix with no rows times a vector: use a column
-        column = builder.add("Unsqueeze", [b, builder.constant([1], "int64")])
-        product = builder.add("MatMul", [a, column], hint="matmul")
-        product = builder.add(
-            "Squeeze", [product, builder.constant([a_ndim - 1], "int64")]
-        )
-    return builder.cast(product, compute, dtype)
-
-
-def with_a_zero_term(builder, a, b, a_ndim, b_ndim):
-    """``a`` and ``b`` with a zero appended along the dimension ``a @ b`` sums over."""
-    pads_a = [0] * a_ndim + [0] * (a_ndim - 1) + [1]
-    b_axis = b_ndim - (1 if b_ndim == 1 else 2)
-    pads_b = [0] * b_ndim + [int(axis == b_axis) for axis in range(b_ndim)]
-    return [
-        builder.add("Pad", [x, builder.constant(pads, "int64")], hint="zero_term")
-        for x, pads in ((a, pads_a), (b, pads_b))
-    ]

@@ -8,8 +8,8 @@ They reduce the axes of an array moved last and merged into one
 
 import numpy as np
 
-from pytensor.link.onnx.kernels import matmul
 from pytensor.link.onnx.numerics.cumulative import sequential_product
+from pytensor.link.onnx.numerics.matmul import matmul
 from pytensor.link.onnx.value import Value, concat
 
 
