@@ -1,7 +1,8 @@
 """Helpers shared by the ONNX backend's test modules.
 
 `compare_onnx_and_py` compiles a graph with ``mode="ONNX"`` and with the
-Python linker and compares the results: dtypes, shapes and values.
+Python linker and compares the results: dtypes, shapes and values. Every
+compare helper computes its reference the same way (`python_reference`).
 """
 
 import itertools
@@ -92,6 +93,17 @@ def assert_sums_close(onnx_value, py_value):
     assert_same_values(onnx_value, py_value, atol=atol)
 
 
+def python_reference():
+    """The flags every compare helper compiles and runs its reference under.
+
+    The reference is the graph compiled with `py_mode` (the Python linker, no
+    rewrites). The inner graphs of OpFromGraphs (Einsum, Pad, ...) are
+    compiled in the default mode when evaluated: ``FAST_COMPILE`` keeps them
+    in Python too.
+    """
+    return pytensor.config.change_flags(mode="FAST_COMPILE")
+
+
 def compare_onnx_and_py(
     graph_inputs,
     graph_outputs,
@@ -106,29 +118,39 @@ def compare_onnx_and_py(
     Also checks the ONNX model with ``onnx.checker`` (full check). Returns the
     ONNX-compiled function and its results.
     """
-    if assert_fn is None:
-        assert_fn = assert_same_values
+    onnx_fn, [onnx_res] = compare_cases(
+        graph_inputs,
+        graph_outputs,
+        [test_inputs],
+        assert_fn=assert_fn or assert_same_values,
+        onnx_mode=onnx_mode,
+        py_mode=py_mode,
+    )
+    return onnx_fn, onnx_res
+
+
+def compare_cases(graph_inputs, graph_outputs, cases, *, assert_fn, onnx_mode, py_mode):
+    """`compare_onnx_and_py` for each list of test inputs of ``cases``,
+    compiling the functions once; returns the ONNX function and its results."""
     if any(inp.owner is not None for inp in graph_inputs):
         raise ValueError("Inputs must be root variables")
-
     onnx_fn = pytensor.function(graph_inputs, graph_outputs, mode=onnx_mode)
-    model = onnx_fn.maker.linker.onnx_model
-    onnx.checker.check_model(model, full_check=True)
-    onnx_res = onnx_fn(*test_inputs)
-
-    # The inner graphs of OpFromGraphs (Einsum, Pad, ...) are compiled in the
-    # default mode when evaluated: keep the reference in Python there too.
-    with pytensor.config.change_flags(mode="FAST_COMPILE"):
+    onnx.checker.check_model(onnx_model_of(onnx_fn), full_check=True)
+    with python_reference():
         py_fn = pytensor.function(graph_inputs, graph_outputs, mode=py_mode)
-        py_res = py_fn(*test_inputs)
-
-    if isinstance(graph_outputs, list | tuple):
-        assert len(onnx_res) == len(py_res)
-        for onnx_value, py_value in zip(onnx_res, py_res, strict=True):
-            assert_fn(onnx_value, py_value)
-    else:
-        assert_fn(onnx_res, py_res)
-    return onnx_fn, onnx_res
+    all_results = []
+    for case in cases:
+        onnx_res = onnx_fn(*case)
+        with python_reference():
+            py_res = py_fn(*case)
+        if isinstance(graph_outputs, list | tuple):
+            assert len(onnx_res) == len(py_res)
+            for onnx_value, py_value in zip(onnx_res, py_res, strict=True):
+                assert_fn(onnx_value, py_value)
+        else:
+            assert_fn(onnx_res, py_res)
+        all_results.append(onnx_res)
+    return onnx_fn, all_results
 
 
 def onnx_model_of(fn):
@@ -141,15 +163,17 @@ def values_of(fn, test_inputs):
     first call (a minute for some graphs), unless an inner graph holds
     in-place Ops, which only ``fn`` itself runs."""
     fgraph = fn.maker.fgraph.clone()
-    python_fn = pytensor.function(
-        fgraph.inputs,
-        fgraph.outputs[: len(fn.maker.outputs)],
-        mode=Mode(linker="py", optimizer=None),
-        accept_inplace=True,
-        on_unused_input="ignore",
-    )
+    with python_reference():
+        python_fn = pytensor.function(
+            fgraph.inputs,
+            fgraph.outputs[: len(fn.maker.outputs)],
+            mode=py_mode,
+            accept_inplace=True,
+            on_unused_input="ignore",
+        )
     try:
-        return python_fn(*[np.copy(value) for value in test_inputs])
+        with python_reference():
+            return python_fn(*[np.copy(value) for value in test_inputs])
     except TypeError:  # "Graph must not contain inplace operations"
         expected = fn(*[np.copy(value) for value in test_inputs])
         return expected if isinstance(expected, list) else [expected]
@@ -212,20 +236,14 @@ def compare_for_each(
 ):
     """`compare_onnx_and_py` for each list of test inputs of ``cases``, compiling
     the functions once."""
-    onnx_fn, _ = compare_onnx_and_py(
+    onnx_fn, _ = compare_cases(
         graph_inputs,
         graph_outputs,
-        cases[0],
+        cases,
         assert_fn=assert_fn,
         onnx_mode=onnx_mode,
+        py_mode=py_mode,
     )
-    py_fn = pytensor.function(graph_inputs, graph_outputs, mode=py_mode)
-    for case in cases[1:]:
-        onnx_results, py_results = onnx_fn(*case), py_fn(*case)
-        if not isinstance(graph_outputs, list | tuple):
-            onnx_results, py_results = [onnx_results], [py_results]
-        for onnx_value, py_value in zip(onnx_results, py_results, strict=True):
-            assert_fn(onnx_value, py_value)
     return onnx_fn
 
 
@@ -388,7 +406,8 @@ def compare_elementwise_at_size(build, values, size, assert_fn=assert_same_value
         compare_onnx_and_py([x], build(x), [values], assert_fn=assert_fn)
         return
     result = elementwise_function(build, values.dtype, size)(values)
-    expected = elementwise_function(build, values.dtype, mode=py_mode)(values)
+    with python_reference():
+        expected = elementwise_function(build, values.dtype, mode=py_mode)(values)
     assert_fn(result, expected)
 
 
