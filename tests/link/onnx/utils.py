@@ -6,7 +6,9 @@ compare helper computes its reference the same way (`python_reference`).
 """
 
 import itertools
+import tomllib
 import warnings
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -18,6 +20,7 @@ from pytensor.compile.mode import Mode, get_mode
 import pytensor
 from pytensor.link.onnx import ONNXLinker
 from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.passes.graphs import count_nodes, nodes_run
 
 
 onnx_mode = get_mode("ONNX")
@@ -155,6 +158,37 @@ def compare_cases(graph_inputs, graph_outputs, cases, *, assert_fn, onnx_mode, p
 
 def onnx_model_of(fn):
     return fn.maker.linker.onnx_model
+
+
+NODE_BUDGETS = tomllib.loads(Path(__file__).with_name("node_budgets.toml").read_text())
+
+
+def node_counts(model, inputs) -> dict[str, int]:
+    """The nodes of ``model`` (If branches and Loop bodies included), and
+    those onnxruntime runs on ``inputs``."""
+    return {"converted": count_nodes(model.graph), "run": nodes_run(model, inputs)}
+
+
+def measured_node_counts(case: str) -> dict[str, int]:
+    """The counts `NODE_BUDGETS` records for ``case`` in this PyTensor version."""
+    version = f"pytensor{pytensor.__version__.split('.')[0]}"
+    return {
+        kind: count[version] if isinstance(count, dict) else count
+        for kind, count in NODE_BUDGETS["cases"][case].items()
+    }
+
+
+def assert_within_node_budget(case: str, model, inputs):
+    """``model``'s `node_counts` exceed those measured for ``case`` by at most
+    the tolerance of ``node_budgets.toml``."""
+    counts, measured = node_counts(model, inputs), measured_node_counts(case)
+    limit = 1 + NODE_BUDGETS["tolerance"]
+    over = [kind for kind in counts if counts[kind] > measured[kind] * limit]
+    assert not over, (
+        f"{case}: {counts} nodes, measured {measured}: more than "
+        f"{limit:.2f} times the measured {over} (re-measure in node_budgets.toml "
+        "if the added nodes are worth it)"
+    )
 
 
 def values_of(fn, test_inputs):
