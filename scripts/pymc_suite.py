@@ -26,13 +26,14 @@ whose outcome differs, either way, with its listed reason if any.
 
 import argparse
 import os
-import re
 import subprocess
 import sys
-import tempfile
 import tomllib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+import suite_outcomes
+from suite_outcomes import environment_with_plugin, matches, share
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,6 @@ PYMC_COMMIT = "1ad929ca6bced2a4848e655408dbf86849325084"
 SUITE = ("tests/distributions", "tests/logprob")
 SHARE_STEP = 10
 DEFAULT_MODE = "default"
-OUTCOMES_VARIABLE = "PYMC_SUITE_OUTCOMES"
 
 
 class MissingTests(SystemExit):
@@ -83,12 +83,6 @@ def load_exceptions(path: Path) -> dict[str, str]:
     return listed
 
 
-def matches(pattern: str, test_id: str) -> bool:
-    """Whether ``test_id`` is ``pattern``, where ``*`` stands for any text."""
-    parts = (re.escape(part) for part in pattern.split("*"))
-    return re.fullmatch(".*".join(parts), test_id) is not None
-
-
 def reason_of(test_id: str, exceptions: dict[str, str]) -> str | None:
     return next((r for p, r in exceptions.items() if matches(p, test_id)), None)
 
@@ -97,18 +91,10 @@ def run_pytest(checkout: Path, mode: str, args, outcomes_file=None):
     flags = os.environ.get("PYTENSOR_FLAGS", "")
     if mode != DEFAULT_MODE:
         flags = f"mode={mode},{flags}"
-    environment = {
-        **os.environ,
-        "PYTENSOR_FLAGS": flags,
-        "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")])
-        ),
-        OUTCOMES_VARIABLE: str(outcomes_file or os.devnull),
-    }
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
         cwd=checkout,
-        env=environment,
+        env=environment_with_plugin(flags, outcomes_file),
         capture_output=True,
         text=True,
     )
@@ -124,42 +110,19 @@ def collect(checkout: Path, paths) -> list[str]:
     return test_ids
 
 
-def share(test_ids: list[str]) -> list[str]:
-    by_module = {}
-    for test_id in test_ids:
-        by_module.setdefault(test_id.split("::")[0], []).append(test_id)
-    return [test_id for ids in by_module.values() for test_id in ids[::SHARE_STEP]]
-
-
 def outcomes(checkout: Path, mode: str, test_ids) -> dict[str, str]:
     """Run ``test_ids`` under ``mode``; each one's outcome: passed, failed or
     skipped (xfails included)."""
     if not test_ids:
         return {}
-    with tempfile.TemporaryDirectory() as folder:
-        selection = Path(folder) / "tests.txt"
-        selection.write_text("\n".join(test_ids))
-        report = Path(folder) / "outcomes.tsv"
-        run_pytest(checkout, mode, ["-p", "pymc_suite", f"@{selection}", "-q"], report)
-        results = {}
-        for line in report.read_text().splitlines() if report.exists() else []:
-            outcome, test_id = line.split("\t")
-            if results.get(test_id) != "failed":
-                results[test_id] = outcome
-        return results
-
-
-def pytest_runtest_logreport(report):
-    """A pytest hook (``-p pymc_suite``): record each test's outcome in the
-    file named by ``$PYMC_SUITE_OUTCOMES``."""
-    if report.when == "call" or report.outcome != "passed":
-        with open(os.environ[OUTCOMES_VARIABLE], "a") as file:
-            file.write(f"{report.outcome}\t{report.nodeid}\n")
+    return suite_outcomes.outcomes(
+        lambda args, report: run_pytest(checkout, mode, args, report), test_ids
+    )
 
 
 def selected_tests(checkout: Path, arguments) -> list[str]:
     test_ids = collect(checkout, arguments.paths or SUITE)
-    return share(test_ids) if arguments.share else test_ids
+    return share(test_ids, SHARE_STEP) if arguments.share else test_ids
 
 
 def header(checkout: Path) -> str:

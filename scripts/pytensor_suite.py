@@ -23,13 +23,14 @@ them, and CI has no network beyond the package registries).
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import tomllib
 from pathlib import Path
+
+import suite_outcomes
+from suite_outcomes import environment_with_plugin, matches, share
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -143,12 +144,6 @@ def expected_failures(release: str, test_ids) -> dict[str, str]:
     }
 
 
-def matches(pattern: str, test_id: str) -> bool:
-    """Whether ``test_id`` is ``pattern``, where ``*`` stands for any text."""
-    parts = (re.escape(part) for part in pattern.split("*"))
-    return re.fullmatch(".*".join(parts), test_id) is not None
-
-
 def listed_exactly(release: str) -> set[str]:
     """The test ids the exceptions file lists by name rather than by pattern."""
     with EXCEPTIONS.open("rb") as file:
@@ -162,22 +157,8 @@ def collect(release: str, modules) -> list[str]:
     return [line for line in output.splitlines() if line.startswith("tests/")]
 
 
-def share(test_ids: list[str]) -> list[str]:
-    by_module = {}
-    for test_id in test_ids:
-        by_module.setdefault(test_id.split("::")[0], []).append(test_id)
-    return [test_id for ids in by_module.values() for test_id in ids[::SHARE_STEP]]
-
-
 def run_pytest(release, mode, args, outcomes_file=None):
-    environment = {
-        **os.environ,
-        "PYTENSOR_FLAGS": f"mode={mode},{os.environ.get('PYTENSOR_FLAGS', '')}",
-        "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")])
-        ),
-        "PYTENSOR_SUITE_OUTCOMES": str(outcomes_file or os.devnull),
-    }
+    flags = f"mode={mode},{os.environ.get('PYTENSOR_FLAGS', '')}"
     return subprocess.run(
         [
             sys.executable,
@@ -191,7 +172,7 @@ def run_pytest(release, mode, args, outcomes_file=None):
             *args,
         ],
         cwd=VENDORED / release,
-        env=environment,
+        env=environment_with_plugin(flags, outcomes_file),
         capture_output=True,
         text=True,
     )
@@ -200,35 +181,14 @@ def run_pytest(release, mode, args, outcomes_file=None):
 def outcomes(release, mode, test_ids) -> dict[str, str]:
     """Run ``test_ids`` under ``mode``; each test id's outcome: passed, failed
     or skipped (xfails included)."""
-    with tempfile.TemporaryDirectory() as folder:
-        selection = Path(folder) / "tests.txt"
-        selection.write_text("\n".join(test_ids))
-        report = Path(folder) / "outcomes.tsv"
-        run_pytest(
-            release,
-            mode,
-            ["-p", "pytensor_suite", f"@{selection}", "-q"],
-            outcomes_file=report,
-        )
-        results = {}
-        for line in report.read_text().splitlines() if report.exists() else []:
-            outcome, test_id = line.split("\t")
-            if results.get(test_id) != "failed":
-                results[test_id] = outcome
-        return results
-
-
-def pytest_runtest_logreport(report):
-    """A pytest hook (``-p pytensor_suite``): record each test's outcome in
-    the file named by ``$PYTENSOR_SUITE_OUTCOMES``."""
-    if report.when == "call" or report.outcome != "passed":
-        with open(os.environ["PYTENSOR_SUITE_OUTCOMES"], "a") as file:
-            file.write(f"{report.outcome}\t{report.nodeid}\n")
+    return suite_outcomes.outcomes(
+        lambda args, report: run_pytest(release, mode, args, report), test_ids
+    )
 
 
 def selected_tests(release, arguments) -> list[str]:
     test_ids = collect(release, arguments.modules or suite_modules(release))
-    return share(test_ids) if arguments.share else test_ids
+    return share(test_ids, SHARE_STEP) if arguments.share else test_ids
 
 
 def run(arguments):

@@ -6,6 +6,7 @@ the runner on a tiny test tree of the same layout; the tests listed in
 """
 
 import importlib.util
+import sys
 import tomllib
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 
 
 SCRIPT = Path(__file__).parents[3] / "scripts" / "pymc_suite.py"
+# as `python scripts/pymc_suite.py` finds its sibling module suite_outcomes
+sys.path.insert(0, str(SCRIPT.parent))
 spec = importlib.util.spec_from_file_location("pymc_suite", SCRIPT)
 pymc_suite = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pymc_suite)
@@ -102,7 +105,12 @@ def test_without_pymc_tests_the_runner_says_where_they_are(tmp_path, monkeypatch
 
 def test_the_share_takes_every_tenth_test_of_each_module():
     ids = [f"a.py::t{i}" for i in range(25)] + ["b.py::t0"]
-    assert pymc_suite.share(ids) == ["a.py::t0", "a.py::t10", "a.py::t20", "b.py::t0"]
+    assert pymc_suite.share(ids, pymc_suite.SHARE_STEP) == [
+        "a.py::t0",
+        "a.py::t10",
+        "a.py::t20",
+        "b.py::t0",
+    ]
 
 
 def test_every_listed_pymc_test_has_a_reason():
