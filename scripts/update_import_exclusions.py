@@ -2,7 +2,7 @@
 
     python scripts/update_import_exclusions.py [--pattern REGEX]
 
-Writes ``tests/link/onnx/onnx_conformance_exclusions.toml``: one line per
+Writes ``tests/link/onnx/importer/onnx_conformance_exclusions.toml``: one line per
 failing node test, with the reason's category first:
 
 - ``no dtype``: the test needs values PyTensor has no type for (bfloat16,
@@ -13,7 +13,7 @@ failing node test, with the reason's category first:
 - ``error``: any other failure (a bug);
 - ``random draws``: the expected outputs are draws of NumPy's generator, which
   PyTensor's generators do not reproduce (always listed, and not run by
-  ``tests/link/onnx/test_import_conformance.py``: they may match by chance).
+  ``tests/link/onnx/importer/test_conformance.py``: they may match by chance).
 
 Prints the counts. Takes about three minutes on two cores. With ``--pattern``
 only the matching tests run, and only their lines are rewritten.
@@ -37,7 +37,8 @@ from pytensor.link.onnx.importer import UnsupportedONNXError
 
 
 EXCLUSIONS = (
-    Path(__file__).parents[1] / "tests/link/onnx/onnx_conformance_exclusions.toml"
+    Path(__file__).parents[1]
+    / "tests/link/onnx/importer/onnx_conformance_exclusions.toml"
 )
 TYPE_PROBLEM = re.compile(r"^(type \w+|\w+ values)$")
 RANDOM_DRAWS = re.compile(r"^test_(bernoulli|training_dropout(_default)?(_mask)?$)")

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 
-DOCS = Path(__file__).resolve().parents[3] / "docs"
+DOCS = Path(__file__).resolve().parents[4] / "docs"
 
 
 @pytest.fixture(scope="module")

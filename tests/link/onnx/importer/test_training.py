@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from tests.link.onnx.import_helpers import make_model, reference_outputs, run_imported
+from tests.link.onnx.utils import make_model, reference_outputs, run_imported
 
 
 rng = np.random.default_rng(3)

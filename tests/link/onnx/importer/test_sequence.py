@@ -6,8 +6,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from pytensor.link.onnx import backend, import_onnx
-from tests.link.onnx.import_helpers import FAST_MODE, make_model, reference_outputs
-from tests.link.onnx.utils import PYTENSOR_2
+from tests.link.onnx.utils import FAST_MODE, PYTENSOR_2, make_model, reference_outputs
 
 
 FLOAT = TensorProto.FLOAT

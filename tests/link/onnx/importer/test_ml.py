@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from tests.link.onnx.import_helpers import assert_matches_reference, make_model
+from tests.link.onnx.utils import assert_matches_reference, make_model
 
 
 ML = helper.make_opsetid("ai.onnx.ml", 3)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.link.onnx.import_helpers import (
+from tests.link.onnx.utils import (
     assert_matches_reference,
     single_node_model,
     verify_imported_grad,

@@ -10,7 +10,7 @@ from pytensor.gradient import verify_grad
 import pytensor
 from pytensor.link.onnx import import_onnx
 from pytensor.link.onnx.importer import UnsupportedONNXError
-from tests.link.onnx.import_helpers import FAST_MODE, make_model, run_imported
+from tests.link.onnx.utils import FAST_MODE, make_model, run_imported
 
 
 def linear_tanh_model(batch=1, dtype=TensorProto.FLOAT):

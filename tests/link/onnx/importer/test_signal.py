@@ -4,7 +4,7 @@ reference."""
 import numpy as np
 import pytest
 
-from tests.link.onnx.import_helpers import assert_matches_reference, single_node_model
+from tests.link.onnx.utils import assert_matches_reference, single_node_model
 
 
 rng = np.random.default_rng(13)

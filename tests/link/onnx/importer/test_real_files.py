@@ -12,10 +12,10 @@ from pytensor.gradient import verify_grad
 
 import pytensor
 from pytensor.link.onnx import import_onnx
-from tests.link.onnx.import_helpers import FAST_MODE
+from tests.link.onnx.utils import FAST_MODE
 
 
-FIXTURES = Path(__file__).with_name("fixtures")
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 # name: (op types the exporter wrote that the test relies on, tolerance)
 MODELS = {

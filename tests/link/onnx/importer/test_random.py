@@ -8,7 +8,7 @@ from scipy import stats
 
 import pytensor
 from pytensor.link.onnx import import_onnx
-from tests.link.onnx.import_helpers import FAST_MODE, make_model
+from tests.link.onnx.utils import FAST_MODE, make_model
 
 
 def compiled(model):

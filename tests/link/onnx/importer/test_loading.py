@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from pytensor.link.onnx import import_onnx
 from pytensor.link.onnx.importer import ONNXImportError, UnsupportedONNXError
-from tests.link.onnx.import_helpers import make_model, run_imported
+from tests.link.onnx.utils import make_model, run_imported
 
 
 def model_with_weight(weight: TensorProto):

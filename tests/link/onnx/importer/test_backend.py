@@ -6,7 +6,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from pytensor.link.onnx import backend
-from tests.link.onnx.import_helpers import FAST_MODE, make_model
+from tests.link.onnx.utils import FAST_MODE, make_model
 
 
 def softplus_model():

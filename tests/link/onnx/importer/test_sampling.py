@@ -7,9 +7,9 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference.ops.op_affine_grid import AffineGrid
 
-from tests.link.onnx.import_helpers import (
+from tests.link.onnx.utils import (
     assert_matches_reference,
-    assert_same,
+    assert_same_imported,
     make_model,
     reference_outputs,
     run_imported,
@@ -72,7 +72,7 @@ def test_grid_sample_opset_16_mode_names(old, new):
     model = make_model(
         [node], inputs, [("y", TensorProto.DOUBLE, expected.shape)], opset=16
     )
-    assert_same(run_imported(model, feeds)[0], expected, **REFERENCE_TOLERANCE)
+    assert_same_imported(run_imported(model, feeds)[0], expected, **REFERENCE_TOLERANCE)
 
 
 def test_grid_sample_nearest_reads_integers_exactly():
@@ -119,7 +119,7 @@ def test_affine_grid(size, align_corners, size_is_constant):
     expected = AffineGrid.eval(*feeds.values(), align_corners=align_corners)
     used = {"theta": feeds["theta"]} if size_is_constant else feeds
     [grid] = run_imported(model, used)
-    assert_same(grid, expected.astype("float64"), rtol=1e-6, atol=1e-6)
+    assert_same_imported(grid, expected.astype("float64"), rtol=1e-6, atol=1e-6)
 
 
 def test_affine_grid_is_differentiable_in_theta():

@@ -6,9 +6,9 @@ import numpy as np
 import onnxruntime
 import pytest
 
-from tests.link.onnx.import_helpers import (
+from tests.link.onnx.utils import (
     assert_matches_reference,
-    assert_same,
+    assert_same_imported,
     run_imported,
     single_node_model,
 )
@@ -36,7 +36,7 @@ def test_max_pool_indices(shape, attributes, storage_order):
     session = onnxruntime.InferenceSession(model.SerializeToString())
     expected = session.run(None, {"x": x})
     for actual, wanted in zip(run_imported(model, {"x": x}), expected, strict=True):
-        assert_same(actual, wanted)
+        assert_same_imported(actual, wanted)
 
 
 @pytest.mark.parametrize("with_output_shape", [False, True])

@@ -8,7 +8,7 @@ generators draw other numbers by design, and a short draw can match by chance. B
 runs in a fast Python mode, and a small sample under the C, Numba and ONNX
 modes. All 1,884 tests::
 
-    bash scripts/run_tests.sh --no-lint tests/link/onnx/test_import_conformance.py \\
+    bash scripts/run_tests.sh --no-lint tests/link/onnx/importer/test_conformance.py \\
         -m onnx_conformance_full -q
 """
 

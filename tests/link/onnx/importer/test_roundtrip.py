@@ -18,7 +18,7 @@ from pytensor.link.onnx import export_onnx, import_onnx
 from pytensor.link.onnx.importer import UnsupportedONNXError
 
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[4]
 # Without graph rewrites: PyTensor's scan rewrites fail on the im2col Loop the
 # exporter writes for convolutions (an outer input of the scan changes type).
 UNREWRITTEN = Mode(linker="py", optimizer=None)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tests.link.onnx.import_helpers import assert_matches_reference, single_node_model
+from tests.link.onnx.utils import assert_matches_reference, single_node_model
 
 
 POOL = {

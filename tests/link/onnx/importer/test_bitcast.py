@@ -8,7 +8,7 @@ from pytensor.gradient import NullTypeGradError
 import pytensor
 from pytensor.link.onnx import import_onnx
 from pytensor.link.onnx.importer.dtypes import onnx_type
-from tests.link.onnx.import_helpers import (
+from tests.link.onnx.utils import (
     assert_matches_reference,
     single_node_model,
 )

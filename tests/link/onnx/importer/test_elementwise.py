@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tests.link.onnx.import_helpers import assert_matches_reference, single_node_model
+from tests.link.onnx.utils import assert_matches_reference, single_node_model
 
 
 rng = np.random.default_rng(42)
@@ -121,7 +121,7 @@ def test_where_broadcasts_three_ways():
 def test_clip_with_omitted_min():
     from onnx import helper
 
-    from tests.link.onnx.import_helpers import make_model
+    from tests.link.onnx.utils import make_model
 
     node = helper.make_node("Clip", ["x", "", "hi"], ["y"])
     model = make_model([node], [("x", 11, [5]), ("hi", 11, [])], [("y", 11, [5])])
@@ -132,7 +132,7 @@ def test_clip_with_omitted_min():
 def test_runtime_broadcasting_of_dims_unknown_to_pytensor():
     from onnx import helper
 
-    from tests.link.onnx.import_helpers import make_model
+    from tests.link.onnx.utils import make_model
 
     node = helper.make_node("Add", ["x", "y"], ["z"])
     model = make_model(

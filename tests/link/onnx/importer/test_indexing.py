@@ -8,9 +8,9 @@ from onnx import TensorProto, helper
 
 import pytensor
 from pytensor.link.onnx import import_onnx
-from tests.link.onnx.import_helpers import (
+from tests.link.onnx.utils import (
     assert_matches_reference,
-    assert_same,
+    assert_same_imported,
     make_model,
     run_imported,
     single_node_model,
@@ -54,7 +54,7 @@ def test_unsorted_unique_keeps_the_order_of_first_occurrence(axis):
     )
     actual = run_imported(model, {"x": X})
     for a, e in zip(actual, expected, strict=True):
-        assert_same(a, e)
+        assert_same_imported(a, e)
 
 
 @pytest.mark.parametrize("reduction", ["mul", "max", "min", "add", "none"])
