@@ -105,11 +105,18 @@ function schoolsSummary(posterior) {
   return { mu: meanAndSd(posterior.mu), tau: meanAndSd(posterior.tau), theta: posterior.theta.map(meanAndSd) };
 }
 
+function quantile(sorted, q) {
+  return sorted[Math.round(q * (sorted.length - 1))];
+}
+
+// A histogram of the central 99% of `values`.
 function drawHistogram(canvas, values, label, bins = 40) {
   const sorted = [...values].sort((a, b) => a - b);
-  const low = sorted[0], high = sorted[Math.floor(0.99 * (sorted.length - 1))];
+  const low = quantile(sorted, 0.005), high = quantile(sorted, 0.995);
   const counts = new Array(bins).fill(0);
-  for (const v of values) if (v <= high) counts[Math.min(bins - 1, Math.floor(((v - low) / (high - low)) * bins))]++;
+  for (const v of values) {
+    if (v >= low && v <= high) counts[Math.min(bins - 1, Math.floor(((v - low) / (high - low)) * bins))]++;
+  }
   const context = canvas.getContext("2d");
   const { width, height } = canvas;
   context.clearRect(0, 0, width, height);
@@ -121,16 +128,22 @@ function drawHistogram(canvas, values, label, bins = 40) {
   });
   context.fillStyle = "#000";
   context.font = "12px sans-serif";
-  context.fillText(`${label}: ${low.toFixed(1)} to ${high.toFixed(1)} (99%)`, 2, 12);
+  context.fillText(`${label}, central 99%: ${low.toFixed(1)} to ${high.toFixed(1)}`, 2, 12);
 }
 
-function showSchools(summary, result) {
+// The posterior table: one row per quantity, with the school's observed
+// effect; "–" before a fit.
+function showSummary(summary) {
   const { info } = schoolsState;
-  const row = (name, [mean, sd]) => `<tr><td>${name}</td><td>${mean.toFixed(2)}</td><td>${sd.toFixed(2)}</td>` +
-    `<td>${info.effects[name.match(/\d/)?.[0]] ?? ""}</td></tr>`;
-  const rows = [row("mu", summary.mu), row("tau", summary.tau),
-                ...summary.theta.map((ms, j) => row(`theta[${j}]`, ms))];
+  const cells = (ms) => (ms ? ms.map((v) => v.toFixed(2)) : ["–", "–"]);
+  const row = (name, ms, effect = "") => `<tr><td>${name}</td><td>${cells(ms).join("</td><td>")}</td><td>${effect}</td></tr>`;
+  const rows = [row("mu", summary?.mu), row("tau", summary?.tau),
+                ...info.effects.map((effect, j) => row(`theta[${j}]`, summary?.theta[j], effect))];
   document.querySelector("#schools-summary tbody").innerHTML = rows.join("");
+}
+
+function showSchoolsRun(result) {
+  const { info } = schoolsState;
   document.getElementById("schools-stats").textContent =
     `${info.chains} chains × ${info.tune} warm-up + ${info.draws} draws in ${result.seconds.toFixed(1)} s ` +
     `(${info.schedule.length} calls of the model, ${result.steps} leapfrog steps after the warm-up), ` +
@@ -146,7 +159,8 @@ async function fitSchools() {
     const result = await sampleSchools((done, total) => { progress.value = done / total; });
     const posterior = schoolsPosterior(result.draws, schoolsState.info.tune);
     const summary = schoolsSummary(posterior);
-    showSchools(summary, result);
+    showSummary(summary);
+    showSchoolsRun(result);
     drawHistogram(document.getElementById("schools-mu"), posterior.mu, "mu");
     drawHistogram(document.getElementById("schools-tau"), posterior.tau, "tau");
     return { ...result, summary };
@@ -156,6 +170,7 @@ async function fitSchools() {
 }
 
 const schoolsReady = loadSchools().then(() => {
+  showSummary(null);
   const button = document.getElementById("fit-schools");
   button.disabled = false;
   button.addEventListener("click", () => fitSchools());

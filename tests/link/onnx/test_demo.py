@@ -224,7 +224,7 @@ def test_test_digits_and_benchmark_are_reported(page, tmp_path):
 # Elements wider than their box (tables and cards: scrollWidth > clientWidth)
 # or reaching past the window's right edge.
 OVERFLOWS = """() => Array.from(document.querySelectorAll(
-    "main, .card, #metadata, #metadata *, #latency, #latency *, #int8-comparison, #int8-comparison *")).flatMap((element) => {
+    "main, .card, #metadata, #metadata *, #latency, #latency *, #int8-comparison, #int8-comparison *, #schools *")).flatMap((element) => {
   const name = element.tagName.toLowerCase() + (element.id ? "#" + element.id : "");
   const problems = [];
   if (element.scrollWidth > element.clientWidth && element.clientWidth > 0)
@@ -245,6 +245,7 @@ def test_page_fits_its_window(browser, server, width, tmp_path):
         page.wait_for_selector("#samples .sample")
         page.evaluate("demo.benchmark(5, 2)")
         page.evaluate("demoInt8.ready.then(() => demoInt8.compare(3, 1))")
+        page.evaluate("schools.ready")  # shows the posterior table, empty
         # one frame, for the layout of the new content
         page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))")
         document_width = page.evaluate("document.documentElement.scrollWidth")
