@@ -2,8 +2,9 @@
 // the NUTS sampler exported by schools.py. The model is one chunk of draws;
 // this file calls it chunk after chunk as sample_nuts does in Python: each
 // output next_<input> is that input of the next chunk (the random key
-// included; an input without such an output stays), and between chunks the mass matrix is set from the variance of
-// the draws where a warm-up window closes. window.schools exposes it to tests.
+// included; an input without such an output stays), and between chunks the
+// mass matrix is set from the variance of the draws where a warm-up window
+// closes. window.schools exposes it to tests.
 "use strict";
 
 const SCHOOL_TYPED_ARRAYS = {
@@ -36,7 +37,7 @@ async function loadSchools() {
 function regularizedVariance(count, m2) {
   const n = count.data[0];
   const variance = m2.data.map((s) => (n / (n + 5)) * (s / (n - 1)) + 1e-3 * (5 / (n + 5)));
-  return new ort.Tensor("float64", variance, m2.dims);
+  return new ort.Tensor(m2.type, variance, m2.dims);
 }
 
 // Runs the warm-up and the draws; returns the draws (chains, tune + draws,
@@ -75,7 +76,8 @@ async function sampleSchools(onChunk = () => {}) {
     if (chunk.closes_window) {
       state.inverse_mass = regularizedVariance(state.welford_count, state.welford_m2);
       for (const name of WELFORD_INPUTS) {
-        state[name] = new ort.Tensor("float64", new Float64Array(state[name].size), state[name].dims);
+        const { type, size, dims } = state[name];
+        state[name] = new ort.Tensor(type, new SCHOOL_TYPED_ARRAYS[type](size), dims);
       }
     }
     done += chunk.n_draws;

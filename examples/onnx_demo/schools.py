@@ -155,12 +155,9 @@ def posterior_summary(draws, tune):
     }
 
 
-def main(output=OUTPUT, tune=TUNE, draws=DRAWS, chains=CHAINS, seed=SEED):
-    """Export the sampler of eight schools into ``output``, check it in plain
-    onnxruntime, and write ``schools.json``; return the plain-onnxruntime run."""
-    output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
-    print("eight schools: compiling the NUTS sampler under mode='ONNX'...", flush=True)
+def export_sampler(path, chains, seed):
+    """Export the sampler's chunk of draws of eight schools to ``path``; return
+    the model and the initial state ``{input name: array}`` of its chains."""
     logp, values = eight_schools()
     chunk, state = nuts_chunk_function(
         logp,
@@ -169,18 +166,37 @@ def main(output=OUTPUT, tune=TUNE, draws=DRAWS, chains=CHAINS, seed=SEED):
         random_seed=seed,
         max_treedepth=MAX_TREEDEPTH,
     )
-    path = output / "schools_nuts.onnx"
     model = export_onnx(chunk.function, path, target="onnxruntime-web")
-    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    state_names = [
-        i.name for i in session.get_inputs() if i.name not in SCHEDULE_INPUTS
-    ]
-    initial = {
-        name: np.asarray(value)
-        for name, value in zip(
-            state_names, [*state.inputs()[:-1], random_key(state.rng)], strict=True
-        )
+    names = [i.name for i in model.graph.input if i.name not in SCHEDULE_INPUTS]
+    arrays = [*state.inputs()[:-1], random_key(state.rng)]
+    return model, {n: np.asarray(a) for n, a in zip(names, arrays, strict=True)}
+
+
+def state_as_json(state):
+    """``state`` as `state_from_json` reads it: uint64 keys as decimal strings,
+    which JavaScript reads without rounding them to a double."""
+    return {
+        name: {
+            "dtype": value.dtype.name,
+            "shape": list(value.shape),
+            "data": [
+                str(v) if value.dtype == np.uint64 else v
+                for v in value.ravel().tolist()
+            ],
+        }
+        for name, value in state.items()
     }
+
+
+def main(output=OUTPUT, tune=TUNE, draws=DRAWS, chains=CHAINS, seed=SEED):
+    """Export the sampler of eight schools into ``output``, check it in plain
+    onnxruntime, and write ``schools.json``; return the plain-onnxruntime run."""
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    print("eight schools: compiling the NUTS sampler under mode='ONNX'...", flush=True)
+    path = output / "schools_nuts.onnx"
+    model, initial = export_sampler(path, chains, seed)
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     chunks = chunk_schedule(tune, draws, MAX_TREEDEPTH)
     start = time.perf_counter()
     run, _ = run_chunks(session, initial, chunks)
@@ -194,36 +210,23 @@ def main(output=OUTPUT, tune=TUNE, draws=DRAWS, chains=CHAINS, seed=SEED):
         f"mu {summary['mu'][0]:.2f} ± {summary['mu'][1]:.2f}, "
         f"tau {summary['tau'][0]:.2f} ± {summary['tau'][1]:.2f}"
     )
-    (output / "schools.json").write_text(
-        json.dumps(
-            {
-                "file": path.name,
-                "chains": chains,
-                "tune": tune,
-                "draws": draws,
-                "values": ["mu", "log_tau"] + [f"theta_offset[{i}]" for i in range(8)],
-                "effects": EFFECTS.tolist(),
-                "errors": ERRORS.tolist(),
-                "state": {
-                    name: {
-                        "dtype": np.asarray(value).dtype.name,
-                        "shape": list(np.shape(value)),
-                        "data": np.ravel(value).astype(str).tolist()
-                        if np.asarray(value).dtype == np.uint64
-                        else np.ravel(value).tolist(),
-                    }
-                    for name, value in initial.items()
-                },
-                "schedule": chunks,
-                "onnxruntime": {
-                    "seconds": round(seconds, 2),
-                    "divergences": divergences,
-                    "summary": summary,
-                },
-            },
-            indent=1,
-        )
-    )
+    info = {
+        "file": path.name,
+        "chains": chains,
+        "tune": tune,
+        "draws": draws,
+        "values": ["mu", "log_tau"] + [f"theta_offset[{i}]" for i in range(8)],
+        "effects": EFFECTS.tolist(),
+        "errors": ERRORS.tolist(),
+        "state": state_as_json(initial),
+        "schedule": chunks,
+        "onnxruntime": {
+            "seconds": round(seconds, 2),
+            "divergences": divergences,
+            "summary": summary,
+        },
+    }
+    (output / "schools.json").write_text(json.dumps(info, indent=1))
     return run
 
 
