@@ -351,7 +351,8 @@ def test_eight_schools_in_the_browser_runs_as_in_onnxruntime(
         session, SCHOOLS.state_from_json(info), info["schedule"]
     )
     in_browser = np.array(schools_in_browser["draws"]).swapaxes(0, 1)
-    assert in_browser.shape == run["draws"].shape == (200, 4, 10)
+    total = SCHOOLS_TUNE + SCHOOLS_DRAWS
+    assert in_browser.shape == run["draws"].shape == (total, SCHOOLS.CHAINS, 10)
     # WebAssembly's exp and log may differ from native ones in the last bit:
     # the same keys give the same draws at first, then drift apart slowly
     # (measured: 1e-14 at the first draw, 4e-3 at the 200th)
@@ -376,7 +377,7 @@ def test_eight_schools_posterior_in_the_browser_agrees_with_sample_nuts(
     result = sample_nuts(
         logp,
         values,
-        SCHOOLS.initial_points(values, 4, SCHOOLS.SEED + 1),
+        SCHOOLS.initial_points(values, SCHOOLS.CHAINS, SCHOOLS.SEED + 1),
         tune=SCHOOLS_TUNE,
         draws=SCHOOLS_DRAWS,
         random_seed=SCHOOLS.SEED + 1,
