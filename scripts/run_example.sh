@@ -5,7 +5,8 @@
 #  2. the browser demo (examples/onnx_demo): install onnxruntime-web with
 #     `npm ci` (first run only), train an MLP and a CNN on scikit-learn's
 #     bundled digits under mode="ONNX", export them for onnxruntime-web, then
-#     serve the page on http://127.0.0.1:${PORT:-8000}/ until Ctrl-C.
+#     export the NUTS sampler of eight schools (schools.py), then serve the
+#     page on http://127.0.0.1:${PORT:-8000}/ until Ctrl-C.
 #
 #   PORT=8080 bash scripts/run_example.sh   # another port
 #   NO_SERVE=1 bash scripts/run_example.sh  # train and export, don't serve
@@ -25,6 +26,7 @@ if [ "$(cat "$demo/node_modules/.lock-digest" 2>/dev/null)" != "$lock_digest" ];
     echo "$lock_digest" >"$demo/node_modules/.lock-digest"
 fi
 python examples/onnx_demo/train.py
+python examples/onnx_demo/schools.py
 if [ -z "${NO_SERVE:-}" ]; then
     exec python examples/onnx_demo/serve.py --port "${PORT:-8000}"
 fi

@@ -1,6 +1,7 @@
 """Take the demo's screenshot (``screenshot.png``, shown by the README and the
 tutorial) from the models ``run_example.sh`` trained, as the end-to-end test
-drives the page: a 7 drawn, test digits classified, a short benchmark run.
+drives the page: a 7 drawn, test digits classified, a short benchmark run,
+eight schools fitted.
 
     NO_SERVE=1 bash scripts/run_example.sh    # trains and exports the models
     .venv-3.0.7/bin/python examples/onnx_demo/screenshot.py [--width 1280] [--out FILE]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 HERE = Path(__file__).parent
-STATIC = ("index.html", "demo.js", "int8.js", "style.css")
+STATIC = ("index.html", "demo.js", "int8.js", "schools.js", "style.css")
 MODEL_FILES = (
     "mlp.onnx",
     "cnn.onnx",
@@ -24,6 +24,8 @@ MODEL_FILES = (
     "cnn_int8.onnx",
     "models.json",
     "testset.json",
+    "schools_nuts.onnx",
+    "schools.json",
 )
 RUNTIME_FILES = (
     "ort.wasm.min.js",

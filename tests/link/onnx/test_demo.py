@@ -1,11 +1,13 @@
 """The browser demo (examples/onnx_demo) in headless Chromium.
 
-Trains both models for two epochs, serves the page on a free port of
+Trains both models for two epochs, exports the NUTS sampler of eight
+schools (a short run), serves the page on a free port of
 127.0.0.1 and drives it with Playwright: the page's own inference code must
 give onnxruntime's probabilities (the int8 models' too, within a
 quantization step), drawing must produce predictions, the benchmark must
 report latencies and the float32/int8 comparison sizes, latencies and
-agreement; at phone, laptop and desktop widths nothing
+agreement; eight schools sampled in the page must follow the same
+sampler in plain onnxruntime and agree with ``sample_nuts``; at phone, laptop and desktop widths nothing
 overflows horizontally, no request fails and the console has no error. Needs the ``demo`` extra (Playwright,
 scikit-learn), ``npm ci`` in examples/onnx_demo and Debian's ``chromium``:
 outside CI the test is skipped without them, under ``CI=true`` it fails.
@@ -58,6 +60,9 @@ def import_demo_module(name):
 
 
 BROWSER = import_demo_module("browser")  # shared with examples/onnx_demo/screenshot.py
+SCHOOLS = import_demo_module("schools")
+# a short run of eight schools: seconds in the browser
+SCHOOLS_TUNE, SCHOOLS_DRAWS = 100, 100
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +72,7 @@ def models_dir(tmp_path_factory):
     output = tmp_path_factory.mktemp("onnx_demo_models")
     info = train.main(output, epochs={"mlp": 2, "cnn": 2})
     assert set(info) == {"mlp", "cnn"}
+    SCHOOLS.main(output, tune=SCHOOLS_TUNE, draws=SCHOOLS_DRAWS)
     return output
 
 
@@ -218,7 +224,7 @@ def test_test_digits_and_benchmark_are_reported(page, tmp_path):
 # Elements wider than their box (tables and cards: scrollWidth > clientWidth)
 # or reaching past the window's right edge.
 OVERFLOWS = """() => Array.from(document.querySelectorAll(
-    "main, .card, #metadata, #metadata *, #latency, #latency *, #int8-comparison, #int8-comparison *")).flatMap((element) => {
+    "main, .card, #metadata, #metadata *, #latency, #latency *, #int8-comparison, #int8-comparison *, #schools *")).flatMap((element) => {
   const name = element.tagName.toLowerCase() + (element.id ? "#" + element.id : "");
   const problems = [];
   if (element.scrollWidth > element.clientWidth && element.clientWidth > 0)
@@ -239,6 +245,7 @@ def test_page_fits_its_window(browser, server, width, tmp_path):
         page.wait_for_selector("#samples .sample")
         page.evaluate("demo.benchmark(5, 2)")
         page.evaluate("demoInt8.ready.then(() => demoInt8.compare(3, 1))")
+        page.evaluate("schools.ready")  # shows the posterior table, empty
         # one frame, for the layout of the new content
         page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))")
         document_width = page.evaluate("document.documentElement.scrollWidth")
@@ -287,3 +294,116 @@ def test_no_request_fails(server):
     # (the page's icon is a data: URI, so browsers ask the server for none)
     assert server.responses
     assert [r for r in server.responses if r[1] >= 400] == []
+
+
+def schools_files(models_dir):
+    import json
+
+    import onnxruntime as ort
+
+    info = json.loads((models_dir / "schools.json").read_text())
+    session = ort.InferenceSession(
+        models_dir / info["file"], providers=["CPUExecutionProvider"]
+    )
+    return info, session
+
+
+@pytest.fixture(scope="module")
+def schools_in_browser(page):
+    page.evaluate("schools.ready")
+    return page.evaluate("schools.fit()")
+
+
+def draws_by_chain(values):
+    """``[mu, log_tau, theta_offset]`` draws of `sample_nuts` as ``(chains, draws, 10)``."""
+    return np.concatenate([values[0][..., None], values[1][..., None], values[2]], -1)
+
+
+def test_eight_schools_page_loop_is_sample_nuts(models_dir):
+    from pytensor.link.onnx import random_key
+    from pytensor.link.onnx.sampling import sample_nuts
+
+    info, session = schools_files(models_dir)
+    run, state = SCHOOLS.run_chunks(
+        session, SCHOOLS.state_from_json(info), info["schedule"], next_key=random_key
+    )
+    logp, values = SCHOOLS.eight_schools()
+    result = sample_nuts(
+        logp,
+        values,
+        SCHOOLS.initial_points(values, info["chains"], SCHOOLS.SEED),
+        tune=SCHOOLS_TUNE,
+        draws=SCHOOLS_DRAWS,
+        random_seed=SCHOOLS.SEED,
+    )
+    np.testing.assert_array_equal(
+        run["draws"][SCHOOLS_TUNE:].swapaxes(0, 1), draws_by_chain(result.draws)
+    )
+    np.testing.assert_array_equal(np.exp(state["log_step"]), result.step_size)
+    np.testing.assert_array_equal(state["inverse_mass"], result.inverse_mass_matrix)
+
+
+def test_eight_schools_in_the_browser_runs_as_in_onnxruntime(
+    models_dir, schools_in_browser
+):
+    info, session = schools_files(models_dir)
+    run, state = SCHOOLS.run_chunks(
+        session, SCHOOLS.state_from_json(info), info["schedule"]
+    )
+    in_browser = np.array(schools_in_browser["draws"]).swapaxes(0, 1)
+    total = SCHOOLS_TUNE + SCHOOLS_DRAWS
+    assert in_browser.shape == run["draws"].shape == (total, SCHOOLS.CHAINS, 10)
+    # The WebAssembly build rounds some float64 results differently in the
+    # last bit: the same keys give the same draws at first, then they drift
+    # apart slowly (measured: 1e-14 at the first draw, 4e-3 at the 200th;
+    # the adapted step sizes and mass matrices 5e-4 apart)
+    np.testing.assert_allclose(in_browser[:5], run["draws"][:5], rtol=1e-9)
+    adapted = schools_in_browser["adapted"]
+    np.testing.assert_allclose(
+        adapted["step_size"], np.exp(state["log_step"]), rtol=1e-2
+    )
+    np.testing.assert_allclose(
+        adapted["inverse_mass"], state["inverse_mass"].ravel(), rtol=1e-2
+    )
+    assert schools_in_browser["divergences"] == run["diverging"][SCHOOLS_TUNE:].sum()
+
+
+def test_eight_schools_posterior_in_the_browser_agrees_with_sample_nuts(
+    schools_in_browser,
+):
+    from pytensor.link.onnx.sampling import sample_nuts
+    from tests.link.onnx.sampling.diagnostics import effective_sample_size, split_chains
+
+    logp, values = SCHOOLS.eight_schools()
+    result = sample_nuts(
+        logp,
+        values,
+        SCHOOLS.initial_points(values, SCHOOLS.CHAINS, SCHOOLS.SEED + 1),
+        tune=SCHOOLS_TUNE,
+        draws=SCHOOLS_DRAWS,
+        random_seed=SCHOOLS.SEED + 1,
+    )
+    in_python = draws_by_chain(result.draws)
+    in_browser = np.array(schools_in_browser["draws"])[:, SCHOOLS_TUNE:]
+
+    def mean_and_error(draws):
+        ess = effective_sample_size(split_chains(draws))
+        return draws.mean(), draws.std() / np.sqrt(ess)
+
+    for i in range(10):
+        (a, error_a), (b, error_b) = (
+            mean_and_error(in_browser[..., i]),
+            mean_and_error(in_python[..., i]),
+        )
+        assert abs(a - b) < 4 * np.hypot(error_a, error_b), (i, a, b)
+
+
+def test_eight_schools_card_shows_the_posterior(page, schools_in_browser):
+    rows = page.locator("#schools-summary tbody tr").all_inner_texts()
+    assert [row.split()[0] for row in rows] == ["mu", "tau"] + [
+        f"theta[{i}]" for i in range(8)
+    ]
+    mu_mean, mu_sd = schools_in_browser["summary"]["mu"]
+    assert rows[0].split()[1:3] == [f"{mu_mean:.2f}", f"{mu_sd:.2f}"]
+    assert "divergences" in page.inner_text("#schools-stats")
+    assert page.evaluate("document.getElementById('schools-progress').value") == 1
