@@ -21,13 +21,13 @@ from pytensor.tensor.type import TensorType
 from pytensor.typed_list.basic import MakeList
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.extra_ops import bounded_index
-from pytensor.link.onnx.dispatch.shape import (
+from pytensor.link.onnx.dispatch.lengths import (
     length_source,
     lengths,
     require_all,
     require_same_lengths,
 )
+from pytensor.link.onnx.numerics.indexing import bounded_index
 from pytensor.link.onnx.value import (
     Value,
     along_axis,
