@@ -12,7 +12,7 @@ from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.lengths import dim_size
 from pytensor.link.onnx.numerics.sorting import sort_key, stable_argsort
-from pytensor.link.onnx.value import along_axis
+from pytensor.link.onnx.value import along_runtime_axis
 
 
 def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
@@ -23,7 +23,9 @@ def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
     if isinstance(axis_var, Constant):
         return sort_along(normalize_axis_index(int(axis_var.data), ndim))
     axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
-    [result] = along_axis(axis, ndim, lambda k: [builder.value(sort_along(k), dtype)])
+    [result] = along_runtime_axis(
+        axis, ndim, lambda k: [builder.value(sort_along(k), dtype)]
+    )
     return result.name
 
 

@@ -142,7 +142,7 @@ INCOMPLETE = {
 }
 
 
-def static_size(node) -> int | None:
+def static_output_size(node) -> int | None:
     """The number of elements of ``node``'s output, if known statically
     (not for the scalars of a ``Composite``'s inner graph, which stand for
     tensors)."""
@@ -154,7 +154,7 @@ def static_size(node) -> int | None:
 
 def algorithm(op, node, table):
     """``table``'s algorithm for ``op``, or its small variant for few values."""
-    size = static_size(node)
+    size = static_output_size(node)
     if type(op) not in SMALL_VARIANTS or size is None or not 0 < size <= SMALL_SIZE:
         return table[type(op)]
     choose = branch if size == 1 else where_lazily
