@@ -5,7 +5,8 @@ module or inside a function. From the bottom up, the layers are the core (the
 value vocabulary, the builder, kernel facts, rewrite tags and graph passes),
 the numerics (algorithms written as ONNX graphs), the converters
 (``dispatch``), and the entry points: the runtime (linker, mode, session),
-export and import.
+export and import. Within the converters, each module is a room of its own:
+it imports only the modules converters share, never another converter module.
 """
 
 import ast
