@@ -128,7 +128,8 @@ DISPATCH = f"{PACKAGE}.dispatch"
 # The modules converter modules share: the registries and the graph
 # conversion, the types of values, and helpers named for what they hold
 SHARED_BY_CONVERTERS = {"basic", "variables", "operands", "lengths", "inner_graphs"}
-# Until complex/linalg move: the converter modules these still import
+# Until complex/linalg move: the converter modules these still import (signal
+# registers its batched converters in blockwise's onnx_funcify_batched)
 KNOWN_CROSS_IMPORTS = {
     ("complex", "elemwise"),
     ("complex_order", "complex"),
