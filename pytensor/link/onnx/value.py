@@ -546,7 +546,7 @@ def either(
     ]
 
 
-def along_axis(axis: Value, ndim: int, compute) -> list[Value]:
+def along_runtime_axis(axis: Value, ndim: int, compute) -> list[Value]:
     """``compute(k)`` (a list of values) for the non-negative ``k`` that the
     0-d int64 ``axis`` (negative from the end) names at run time, among the
     ``ndim`` axes.

@@ -10,7 +10,10 @@ from pytensor.link.onnx.builder import (
     at_opset,
     sanitize_name,
 )
-from pytensor.link.onnx.passes.dense_layers import DENSE_LAYER
+from pytensor.link.onnx.passes.dense_layers import (
+    DENSE_LAYER_PRODUCT_AT,
+    GEMM_PRODUCT,
+)
 
 
 def run(builder, feeds):
@@ -152,9 +155,11 @@ def test_marked_dense_layers_become_gemm(marked):
     a = builder.add_input("a", "float64", (None, 3))
     b = builder.constant(np.ones((3, 2)), "float64")
     c = builder.constant(np.ones(2), "float64")
-    layer = builder.add("Add", [builder.add("MatMul", [a, b]), c])
+    product = builder.add("MatMul", [a, b])
+    layer = builder.add("Add", [product, c])
     if marked:
-        builder.mark(DENSE_LAYER, layer)
+        builder.mark(GEMM_PRODUCT, product)
+        builder.mark(DENSE_LAYER_PRODUCT_AT[0], layer)
     builder.add_output(layer, "y", "float64", (None, 2))
     op_types = [node.op_type for node in builder.make_graph().node]
     assert op_types == (["Gemm"] if marked else ["MatMul", "Add"])

@@ -2,11 +2,13 @@
 
 Every ``import`` of a ``pytensor.link.onnx`` module counts, at the top of a
 module or inside a function. From the bottom up, the layers are the core (the
-value vocabulary, the builder, kernel facts, the rewrite configuration and
-graph passes), the numerics (algorithms written as ONNX graphs), the
-converters (``dispatch``), the mode's PyTensor rewrites (some weigh calls by
-the nodes their converters add), and the entry points: the runtime (linker,
-mode, session), export and import.
+value vocabulary, the builder, kernel facts, the rewrite configuration,
+fusions and graph passes), the numerics (algorithms written as ONNX graphs),
+the converters (``dispatch``), the mode's PyTensor rewrites (some weigh calls
+by the nodes their converters add), and the entry points: the runtime (linker,
+mode, session), export and import. Within the converters, each module is a
+room of its own: it imports only the modules converters share, never another
+converter module.
 """
 
 import ast
@@ -28,6 +30,7 @@ LAYER_OF_SUBPACKAGE = {
     "kernels": CORE,
     "rewrites.configuration": CORE,
     "passes": CORE,
+    "fusions": CORE,
     "numerics": NUMERICS,
     "dispatch": CONVERTERS,
     "rewrites": REWRITES,
@@ -127,3 +130,57 @@ def test_only_the_pymc_subpackage_knows_pymc():
         assert not pymc_names_imported(path), path
         assert not re.search(r"[\"']pymc[\"']", source), path
         assert not word.search(source), (path, word.search(source))
+
+
+DISPATCH = f"{PACKAGE}.dispatch"
+# The modules converter modules share: the registries and the graph
+# conversion, the types of values, and helpers named for what they hold
+SHARED_BY_CONVERTERS = {"basic", "variables", "operands", "lengths", "inner_graphs"}
+# Until complex/linalg move: the converter modules these still import (signal
+# registers its batched converters in blockwise's onnx_funcify_batched)
+KNOWN_CROSS_IMPORTS = {
+    ("complex", "elemwise"),
+    ("complex_order", "complex"),
+    ("complex_order", "extra_ops"),
+    ("complex_order", "math"),
+    ("complex_order", "sort"),
+    ("linalg", "blockwise"),
+    ("nlinalg", "linalg"),
+    ("slinalg", "linalg"),
+    ("signal", "blockwise"),
+}
+
+
+def dispatch_room(module: str) -> str | None:
+    """The module (or subpackage) of ``dispatch`` that ``module`` belongs to."""
+    if not module.startswith(f"{DISPATCH}."):
+        return None
+    return module.removeprefix(f"{DISPATCH}.").split(".")[0]
+
+
+def test_converter_modules_import_no_other_converter_module():
+    """A converter module imports only the modules converters share, so that
+    editing one family of converters never edits another."""
+    crossing = {
+        (room, imported_room)
+        for module, imported in IMPORTS.items()
+        if (room := dispatch_room(module)) is not None
+        for imported_room in map(dispatch_room, imported)
+        if imported_room not in (None, room, *SHARED_BY_CONVERTERS)
+    }
+    assert crossing == KNOWN_CROSS_IMPORTS
+
+
+MAX_DISPATCH_LINES = 400
+# Until complex/linalg move
+LONGER_DISPATCH_MODULES = {"complex"}
+
+
+def test_dispatch_modules_stay_short():
+    dispatch = ROOT / "dispatch"
+    longer = {
+        ".".join(path.relative_to(dispatch).with_suffix("").parts)
+        for path in dispatch.rglob("*.py")
+        if len(path.read_text().splitlines()) > MAX_DISPATCH_LINES
+    }
+    assert longer == LONGER_DISPATCH_MODULES

@@ -17,6 +17,7 @@ import pytensor.link.onnx.dispatch.ifelse
 import pytensor.link.onnx.dispatch.math
 import pytensor.link.onnx.dispatch.nlinalg
 import pytensor.link.onnx.dispatch.pad
+import pytensor.link.onnx.dispatch.pooling
 import pytensor.link.onnx.dispatch.random
 import pytensor.link.onnx.dispatch.scalar
 import pytensor.link.onnx.dispatch.scalar_loop

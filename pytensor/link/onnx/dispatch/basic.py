@@ -25,6 +25,7 @@ from pytensor.link.onnx.dispatch.variables import (
     unsupported_type_reason,
     value_type,
 )
+from pytensor.link.onnx.fusions import with_fused_patterns
 from pytensor.link.onnx.passes.if_branches import common_prefix
 
 
@@ -227,6 +228,7 @@ def onnx_funcify_FunctionGraph(
     OpsetError
         If the model cannot be expressed at ``opset``.
     """
+    fgraph = with_fused_patterns(fgraph)
     builder = ONNXGraphBuilder(opset=max(opset, DEFAULT_OPSET), keep_checks=keep_checks)
     names: dict[Variable, str] = {}
     failures: list[ConversionFailure] = []

@@ -11,8 +11,12 @@ import numpy as np
 import pytensor.scalar.math as psm
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
-from pytensor.link.onnx.dispatch.special import constant_orders, construct
+from pytensor.link.onnx.dispatch.operands import (
+    cast_all,
+    computed_in,
+    constant_orders,
+    output_dtype,
+)
 from pytensor.link.onnx.numerics import bessel_i, bessel_j
 from pytensor.link.onnx.numerics.bessel_k import kve
 from pytensor.link.onnx.value import Value, where
@@ -75,7 +79,7 @@ def onnx_funcify_bessel_of_order(op, node, builder, inputs, **kwargs):
     def construction(x):
         return of_orders(function, orders, x, odd_in_order)
 
-    return [construct(builder, construction, [x], dtype, "float64")]
+    return [computed_in(builder, construction, [x], dtype, "float64")]
 
 
 for op_class in BESSEL_OF_ORDER:

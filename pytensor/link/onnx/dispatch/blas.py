@@ -1,7 +1,7 @@
 from pytensor.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
+from pytensor.link.onnx.dispatch.operands import cast_all, output_dtype
 from pytensor.link.onnx.numerics.matmul import matmul
 
 

@@ -15,8 +15,11 @@ from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.math import Dot
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
-from pytensor.link.onnx.dispatch.shape import require_same_lengths
+from pytensor.link.onnx.dispatch.lengths import (
+    RUNTIME_BATCH_BROADCASTING,
+    require_same_lengths,
+)
+from pytensor.link.onnx.dispatch.operands import cast_all, output_dtype
 from pytensor.link.onnx.numerics.matmul import matmul
 
 
@@ -41,13 +44,6 @@ def onnx_funcify_batched(core_op, node, builder, inputs, **kwargs):
     return loop_over_batch(core_op, node, builder, inputs)
 
 
-RUNTIME_BROADCASTING = (
-    "Runtime broadcasting not allowed. At least one input has a distinct batch "
-    "dimension length of 1, but was not marked as broadcastable.\nIf broadcasting "
-    "was intended, use `specify_broadcastable` on the relevant input."
-)
-
-
 @onnx_funcify.register(Blockwise)
 def onnx_funcify_Blockwise(op, node, builder, inputs, value_names=None, **kwargs):
     require_same_lengths(
@@ -55,7 +51,7 @@ def onnx_funcify_Blockwise(op, node, builder, inputs, value_names=None, **kwargs
         node.inputs,
         inputs,
         range(batch_ndim(node)),
-        RUNTIME_BROADCASTING,
+        RUNTIME_BATCH_BROADCASTING,
         value_names,
     )
     return onnx_funcify_batched(op.core_op, node=node, builder=builder, inputs=inputs)

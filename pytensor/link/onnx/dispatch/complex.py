@@ -48,7 +48,7 @@ from pytensor.link.onnx.dispatch.basic import (
     onnx_funcify_identity_like,
 )
 from pytensor.link.onnx.dispatch.elemwise import RUNTIME_BROADCASTING
-from pytensor.link.onnx.dispatch.shape import require_same_lengths
+from pytensor.link.onnx.dispatch.lengths import require_same_lengths
 from pytensor.link.onnx.dispatch.variables import INDEX_VALUE_TYPES, value_type
 from pytensor.link.onnx.numerics import complex as nc
 from pytensor.link.onnx.numerics import complex_elementary as nce

@@ -9,22 +9,7 @@ import pytensor.scalar.basic as ps
 from pytensor.tensor.type import TensorType
 
 from pytensor.link.onnx.dispatch.basic import convert_nodes, onnx_funcify
-
-
-def may_be_smaller_than_output(node, dependencies) -> bool:
-    """Whether a value broadcast only with the inputs ``dependencies`` of the
-    ``Elemwise`` ``node`` can have fewer elements than the node's outputs."""
-    if not dependencies:
-        return True
-    if not all(isinstance(inp.type, TensorType) for inp in node.inputs):
-        return True
-    patterns = [node.inputs[i].type.broadcastable for i in dependencies]
-    return any(
-        all(dims) and not output_dim
-        for *dims, output_dim in zip(
-            *patterns, node.outputs[0].type.broadcastable, strict=True
-        )
-    )
+from pytensor.link.onnx.dispatch.lengths import may_be_smaller_than_output
 
 
 def expand_to_output(builder, node, inputs, value, dependencies):

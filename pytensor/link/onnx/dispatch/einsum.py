@@ -11,8 +11,8 @@ in int64, which one ``Einsum`` in a single dtype cannot reproduce.
 from pytensor.tensor.einsum import Einsum
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.builders import convert_inner_graph
-from pytensor.link.onnx.dispatch.scalar import cast_all, output_dtype
+from pytensor.link.onnx.dispatch.inner_graphs import convert_inner_graph
+from pytensor.link.onnx.dispatch.operands import cast_all, output_dtype
 from pytensor.link.onnx.kernels import kernel_dtypes
 
 

@@ -1,26 +1,23 @@
 import functools
 
 import numpy as np
+import pytensor.scalar.basic as ps
 import pytensor.tensor.special as special
 from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import tensor
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.math import is_dense_layer
-from pytensor.link.onnx.dispatch.shape import (
+from pytensor.link.onnx.dispatch.lengths import (
+    RUNTIME_BROADCASTING,
     require_equal_lengths,
     require_same_lengths,
 )
-from pytensor.link.onnx.passes.dense_layers import DENSE_LAYER
-from pytensor.link.onnx.passes.graphs import count_nodes
-
-
-RUNTIME_BROADCASTING = (
-    "Runtime broadcasting not allowed. At least one input has a distinct dimension "
-    "length of 1, but was not marked as broadcastable.\nIf broadcasting was "
-    "intended, use `specify_broadcastable` on the relevant input."
+from pytensor.link.onnx.passes.dense_layers import (
+    DENSE_LAYER_PRODUCT_AT,
+    GEMM_DTYPES,
 )
+from pytensor.link.onnx.passes.graphs import count_nodes
 
 
 @onnx_funcify.register(Elemwise)
@@ -33,9 +30,36 @@ def onnx_funcify_Elemwise(op, node, builder, inputs, value_names=None, **kwargs)
         builder, node.inputs, inputs, range(ndim), RUNTIME_BROADCASTING, value_names
     )
     outputs = onnx_funcify(op.scalar_op, node=node, builder=builder, inputs=inputs)
-    if is_dense_layer(node):
-        builder.mark(DENSE_LAYER, outputs[0])
+    for position in gemm_product_positions(node):
+        builder.mark(DENSE_LAYER_PRODUCT_AT[position], outputs[0])
     return outputs
+
+
+def gemm_product_positions(node) -> list[int]:
+    """The positions of the inputs of the Elemwise ``node`` that ``Gemm``
+    could compute, with the other input as its bias, if ``node`` adds two
+    values of a ``Gemm`` dtype.
+
+    Such an input is a matrix (the product, if a matrix product computes
+    it), and the other input must not enlarge it, since ``Gemm`` only
+    broadcasts its third input.
+    """
+    if not isinstance(node.op.scalar_op, ps.Add) or len(node.inputs) != 2:
+        return []
+    dtype = node.outputs[0].type.dtype
+    if dtype not in GEMM_DTYPES or any(v.type.dtype != dtype for v in node.inputs):
+        return []
+    positions = []
+    for position, (product, bias) in enumerate((node.inputs, node.inputs[::-1])):
+        if product.type.ndim != 2 or bias.type.ndim > 2:
+            continue
+        bias_shape = (1,) * (2 - bias.type.ndim) + bias.type.shape
+        if not any(
+            p == 1 and b != 1
+            for p, b in zip(product.type.shape, bias_shape, strict=True)
+        ):
+            positions.append(position)
+    return positions
 
 
 @functools.cache

@@ -22,18 +22,19 @@ from pytensor.tensor.extra_ops import (
 )
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.sort import stable_argsort
 from pytensor.link.onnx.numerics.cumulative import (
     prefix_product,
     run_positions,
     sequential_product,
 )
+from pytensor.link.onnx.numerics.indexing import bounded_index, require_in_range
 from pytensor.link.onnx.numerics.sorting import (
     group_counts,
     group_of_each_element,
     group_starts,
     lexicographic_order,
     searchsorted,
+    stable_argsort,
 )
 from pytensor.link.onnx.value import (
     Value,
@@ -259,29 +260,6 @@ def dims_and_strides(dims: Value, n_dims: int, order: str):
     for length in fastest_first[:-1]:
         strides.append(strides[-1] * length)
     return lengths, strides if order == "F" else strides[::-1]
-
-
-def require_in_range(index: Value, end: Value, message: str):
-    """Make the function raise ``ValueError(message)`` unless ``0 <= index < end``."""
-    if index.builder.keep_checks:
-        index.builder.require((index >= 0) & (index < end), ValueError, message)
-
-
-def bounded_index(
-    index: Value,
-    length: Value,
-    mode: str,
-    message: str = "invalid entry in coordinates array",
-) -> Value:
-    """``index`` wrapped or clipped into ``[0, length)`` as NumPy's ``mode``
-    argument does (``ravel_multi_index``, ``choose``), or checked to be in it
-    (``mode="raise"``, raising ``ValueError(message)``)."""
-    if mode == "raise":
-        require_in_range(index, length, message)
-        return index
-    if mode == "wrap":
-        return index % maximum(length, length.constant(1))
-    return maximum(minimum(index, length - 1), index.constant(0))
 
 
 @onnx_funcify.register(RavelMultiIndex)

@@ -17,7 +17,7 @@ from pytensor.link.onnx.dispatch.blockwise import (
     flatten_batch,
     onnx_funcify_batched,
 )
-from pytensor.link.onnx.dispatch.scalar import output_dtype
+from pytensor.link.onnx.dispatch.operands import output_dtype
 from pytensor.link.onnx.dispatch.variables import UNSUPPORTED_OP_REASONS
 from pytensor.link.onnx.numerics.linalg.decomposition.eigen import (
     generalized_eigen,

@@ -1,18 +1,16 @@
 import numpy as np
 import pytensor.scalar.basic as ps
-from pytensor.tensor.elemwise import CAReduce, DimShuffle
+from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.pooling import max_pooled
-from pytensor.link.onnx.dispatch.scalar import (
+from pytensor.link.onnx.dispatch.lengths import require_equal_lengths
+from pytensor.link.onnx.dispatch.operands import (
     apply_in,
     cast_all,
     cast_values,
     output_dtype,
 )
-from pytensor.link.onnx.dispatch.shape import require_equal_lengths
-from pytensor.link.onnx.dispatch.signal import summed_convolution
 from pytensor.link.onnx.kernels import kernel_dtypes, widened_kernel_dtype
 from pytensor.link.onnx.numerics.matmul import matmul
 from pytensor.link.onnx.numerics.ordered_dtypes import ordered, unordered
@@ -23,6 +21,7 @@ from pytensor.link.onnx.numerics.reductions import (
     integer_sum,
     sequential_float_product,
 )
+from pytensor.link.onnx.passes.dense_layers import GEMM_DTYPES, GEMM_PRODUCT
 from pytensor.link.onnx.value import Value, where
 
 
@@ -153,11 +152,7 @@ CAREDUCE_CONVERTERS = {
 
 
 @onnx_funcify.register(CAReduce)
-def onnx_funcify_CAReduce(op, node, builder, inputs, value_names=None, **kwargs):
-    if (summed := summed_convolution(builder, node, value_names)) is not None:
-        return [summed]
-    if (pooled := max_pooled(builder, node, value_names)) is not None:
-        return [pooled]
+def onnx_funcify_CAReduce(op, node, builder, inputs, **kwargs):
     x = builder.value(inputs[0], node.inputs[0].type.dtype)
     out_dtype = node.outputs[0].type.dtype
     axes = reduced_axes(op.axis, x_ndim(node))
@@ -213,15 +208,16 @@ DOT_NOT_ALIGNED = (
 
 
 @onnx_funcify.register(Dot)
-def onnx_funcify_Dot(op, node, builder, inputs, value_names=None, **kwargs):
+def onnx_funcify_Dot(op, node, builder, inputs, **kwargs):
     require_aligned(builder, node, inputs)
     dtype = output_dtype(node)
-    if (
-        product := transposed_matrix_times_vector(node, value_names, builder)
-    ) is not None:
-        return [product]
     x, y = cast_all(builder, node, inputs, dtype)
-    return [matmul(builder, x, y, dtype, *(var.type.ndim for var in node.inputs))]
+    product = matmul(builder, x, y, dtype, *(var.type.ndim for var in node.inputs))
+    if dtype in GEMM_DTYPES and all(
+        var.type.ndim == 2 and var.type.dtype == dtype for var in node.inputs
+    ):
+        builder.mark(GEMM_PRODUCT, product)
+    return [product]
 
 
 def require_aligned(builder, node, inputs):
@@ -246,67 +242,3 @@ def require_aligned(builder, node, inputs):
     else:
         comparisons = {(x, y): [(x_axis, 0)]}
     require_equal_lengths(builder, comparisons, DOT_NOT_ALIGNED, after_failure=True)
-
-
-def transposed_matrix_times_vector(node, value_names, builder) -> str | None:
-    """``a.T @ v``, for a float vector or column ``v``, as ``(v.T @ a).T``.
-
-    onnxruntime multiplies a row by a matrix faster than a transposed matrix
-    by a column (about 1.5 times in float64, as the gradient of a linear
-    model needs it).
-    """
-    transposed, v = node.inputs
-    dtype = node.outputs[0].type.dtype
-    owner = transposed.owner
-    if (
-        value_names is None
-        or dtype not in GEMM_DTYPES
-        or owner is None
-        or not isinstance(owner.op, DimShuffle)
-        or owner.op.new_order != (1, 0)
-        or v.type.ndim not in (1, 2)
-        or (v.type.ndim == 2 and v.type.shape[1] != 1)
-        or any(var.type.dtype != dtype for var in (transposed, v))
-    ):
-        return None
-    a, column = value_names[owner.inputs[0]], value_names[v]
-    if v.type.ndim == 2:
-        row = builder.add("Transpose", [column], perm=[1, 0])
-        product = builder.add("MatMul", [row, a], hint="matmul")
-        return builder.add("Transpose", [product], perm=[1, 0])
-    row = builder.add("Unsqueeze", [column, builder.constant([0], "int64")])
-    product = builder.add("MatMul", [row, a], hint="matmul")
-    return builder.add("Squeeze", [product, builder.constant([0], "int64")])
-
-
-GEMM_DTYPES = kernel_dtypes("Gemm")
-
-
-def is_dense_layer(node) -> bool:
-    """Whether the Elemwise ``node`` adds a bias to a product of two matrices.
-
-    The product must be the one ``Gemm`` computes (``MatMul`` of two matrices
-    of the output's float dtype) and the bias must not enlarge it, since
-    ``Gemm`` only broadcasts its third input.
-    """
-    if not isinstance(node.op.scalar_op, ps.Add) or len(node.inputs) != 2:
-        return False
-    dtype = node.outputs[0].type.dtype
-    if dtype not in GEMM_DTYPES or any(v.type.dtype != dtype for v in node.inputs):
-        return False
-    for product, bias in (node.inputs, node.inputs[::-1]):
-        owner = product.owner
-        if (
-            owner is None
-            or not isinstance(owner.op, Dot)
-            or any(v.type.ndim != 2 or v.type.dtype != dtype for v in owner.inputs)
-            or bias.type.ndim > 2
-        ):
-            continue
-        bias_shape = (1,) * (2 - bias.type.ndim) + bias.type.shape
-        if not any(
-            p == 1 and b != 1
-            for p, b in zip(product.type.shape, bias_shape, strict=True)
-        ):
-            return True
-    return False

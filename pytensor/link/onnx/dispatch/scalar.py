@@ -10,10 +10,17 @@ import functools
 
 import numpy as np
 import pytensor.scalar.basic as ps
-from pytensor.graph.basic import Constant
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify, register_all
-from pytensor.link.onnx.kernels import WRONG_RESULTS, widened_kernel_dtype
+from pytensor.link.onnx.dispatch.operands import (
+    apply_in,
+    cast_all,
+    cast_values,
+    constant_data,
+    input_dtypes,
+    output_dtype,
+)
+from pytensor.link.onnx.kernels import WRONG_RESULTS
 from pytensor.link.onnx.numerics.division import (
     float_floor_divide,
     float_remainder,
@@ -29,55 +36,12 @@ from pytensor.link.onnx.numerics.rounding import round_half_away_from_zero, trun
 from pytensor.link.onnx.value import Value, maximum, minimum, where
 
 
-def input_dtypes(node):
-    """The dtypes of ``node``'s inputs."""
-    return [inp.type.dtype for inp in node.inputs]
-
-
-def output_dtype(node, index=0):
-    """The dtype of ``node``'s output ``index``."""
-    return node.outputs[index].type.dtype
-
-
-def cast_all(builder, node, inputs, dtype):
-    """``inputs`` (the values of ``node.inputs``) cast to ``dtype``."""
-    return [
-        builder.cast(name, from_dtype, dtype)
-        for name, from_dtype in zip(inputs, input_dtypes(node), strict=True)
-    ]
-
-
-def cast_values(builder, node, inputs, dtype) -> list[Value]:
-    """``inputs`` cast to ``dtype``, as values."""
-    return [
-        builder.value(name, dtype) for name in cast_all(builder, node, inputs, dtype)
-    ]
-
-
-def apply_in(builder, op_type, inputs, dtype, result_dtype, **attributes):
-    """Run ``op_type`` on ``inputs`` (all ``dtype``) and return a ``result_dtype`` value.
-
-    Dtypes without a kernel run in a wider dtype that holds all their values;
-    casting the result back wraps exactly as NumPy's fixed-width arithmetic.
-    """
-    compute = widened_kernel_dtype(op_type, dtype, builder.opset)
-    args = [builder.cast(name, dtype, compute) for name in inputs]
-    result = builder.add(op_type, args, **attributes)
-    return builder.cast(
-        result, compute if result_dtype == dtype else result_dtype, result_dtype
-    )
-
-
 def variadic(builder, op_type, inputs):
     """Fold ``inputs`` left to right with the binary ``op_type``."""
     result, *rest = inputs
     for other in rest:
         result = builder.add(op_type, [result, other])
     return result
-
-
-def constant_data(var):
-    return var.data if isinstance(var, Constant) else None
 
 
 ARITHMETIC = {ps.Add: "Add", ps.Mul: "Mul", ps.Sub: "Sub"}

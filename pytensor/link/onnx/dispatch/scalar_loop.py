@@ -10,8 +10,8 @@ from pytensor.graph.traversal import ancestors
 from pytensor.scalar.loop import ScalarLoop
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.builders import convert_inner_graph
-from pytensor.link.onnx.dispatch.composite import may_be_smaller_than_output
+from pytensor.link.onnx.dispatch.inner_graphs import convert_inner_graph
+from pytensor.link.onnx.dispatch.lengths import may_be_smaller_than_output
 from pytensor.link.onnx.dispatch.variables import variable_shape
 from pytensor.link.onnx.value import concat, where
 

@@ -21,15 +21,18 @@ number of groups is static. Otherwise (onnxruntime has no float64 ``Conv``) a
 """
 
 import numpy as np
-import pytensor.scalar.basic as ps
 from pytensor.graph.basic import Constant
 from pytensor.tensor.basic import get_underlying_scalar_constant_value
-from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.signal.conv import Convolve1d, Convolve2d
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.blockwise import onnx_funcify_batched
+from pytensor.link.onnx.dispatch.lengths import (
+    RUNTIME_BATCH_BROADCASTING,
+    require_same_lengths,
+)
+from pytensor.link.onnx.fusions import ConvolutionOverChannels
 from pytensor.link.onnx.kernels import kernel_dtypes, widened_kernel_dtype
 from pytensor.link.onnx.numerics.convolution import (
     BatchLayout,
@@ -114,42 +117,20 @@ def static_group_count(layout, in1_var, in2_var):
     return count
 
 
-def summed_convolution(builder, node, value_names):
-    """``node``, a sum, computed as one convolution over channels, if it can be.
-
-    That is when it sums a float32 ``Blockwise`` convolution into float32
-    over batch axes only, and over every batch axis along which both operands
-    vary: as a convolution layer with input channels is written,
-    ``convolve2d(x[:, None], k[None]).sum(2)``. ``Conv`` then accumulates in
-    float32 what PyTensor accumulates in float64 (``acc_dtype``) before
-    rounding to float32.
-    """
-    if value_names is None or not isinstance(node.op.scalar_op, ps.Add):
-        return None
-    [summed] = node.inputs
-    conv = summed.owner
-    if conv is None or not isinstance(conv.op, Blockwise):
-        return None
-    core = conv.op.core_op
-    if not isinstance(core, Convolve1d | Convolve2d):
-        return None
-    n_batch = summed.type.ndim - core.ndim
-    layout = BatchLayout.of(
-        *(var.type.broadcastable for var in conv.inputs[:2]), n_batch, core.ndim
+@onnx_funcify.register(ConvolutionOverChannels)
+def onnx_funcify_ConvolutionOverChannels(
+    op, node, builder, inputs, value_names=None, **kwargs
+):
+    # the runtime checks of the Blockwise convolution it sums
+    require_same_lengths(
+        builder,
+        node.inputs,
+        inputs,
+        range(op.n_batch),
+        RUNTIME_BATCH_BROADCASTING,
+        value_names,
     )
-    axis = node.op.axis
-    axes = set(range(summed.type.ndim) if axis is None else axis)
-    dtype = conv.outputs[0].type.dtype
-    if (
-        not axes
-        or max(axes) >= n_batch
-        or not set(layout.groups) <= axes
-        or dtype not in CONV_DTYPES
-        or node.outputs[0].type.dtype != dtype
-    ):
-        return None
-    inputs = [value_names[var] for var in conv.inputs]
-    return convolve(builder, conv, inputs, n_batch, core.ndim, tuple(axes))
+    return [convolve(builder, node, inputs, op.n_batch, op.core_op.ndim, op.axes)]
 
 
 @onnx_funcify.register(Convolve1d)

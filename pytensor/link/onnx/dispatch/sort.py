@@ -1,6 +1,7 @@
 """Converters for sorting: ``SortOp`` and ``ArgSortOp``.
 
-Both go through `stable_argsort`, which is ``numpy.argsort(kind="stable")``.
+Both go through `~pytensor.link.onnx.numerics.sorting.stable_argsort`, which
+is ``numpy.argsort(kind="stable")``.
 """
 
 import numpy as np
@@ -9,64 +10,9 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor.sort import ArgSortOp, SortOp
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.shape import dim_size
-from pytensor.link.onnx.kernels import widened_kernel_dtype
-from pytensor.link.onnx.numerics.ordered_dtypes import ordered
-from pytensor.link.onnx.value import along_axis, where
-
-
-def sort_key(builder, x, dtype):
-    """Values with a TopK kernel that order like ``x``; NaN keys are +inf."""
-    if np.dtype(dtype).kind == "f":
-        x = builder.value(x, dtype)
-        return where(x.isnan(), np.inf, x).name
-    if dtype == "uint64":
-        return ordered(builder, x, dtype, "TopK")[0]
-    return builder.cast(x, dtype, widened_kernel_dtype("TopK", dtype, builder.opset))
-
-
-def ascending_order(builder, key, axis):
-    """The stable ascending order of ``key`` along ``axis``.
-
-    ONNX's TopK breaks ties by the lower index, so it is a stable sort for
-    keys without NaN.
-    """
-    length = dim_size(builder, key, axis)
-    _, order = builder.add_multi(
-        "TopK", [key, length], n_outputs=2, axis=axis, largest=0, sorted=1
-    )
-    return order
-
-
-def stable_argsort(builder, x, dtype, axis):
-    """``numpy.argsort(x, axis, kind="stable")`` of the ``dtype`` tensor ``x``.
-
-    NaN sort last, in their order in ``x``, as in NumPy.
-
-    Parameters
-    ----------
-    builder
-        The ``ONNXGraphBuilder`` of the model.
-    x
-        Name of the tensor to sort.
-    dtype
-        Its dtype.
-    axis
-        The non-negative axis to sort along.
-
-    Returns
-    -------
-    str
-        Name of the int64 indices that sort ``x`` along ``axis``.
-    """
-    order = ascending_order(builder, sort_key(builder, x, dtype), axis)
-    if np.dtype(dtype).kind != "f":
-        return order
-    # The keys of NaN and +inf are equal: move NaN after +inf, keeping the order
-    is_nan = builder.cast(builder.add("IsNaN", [x]), "bool", "uint8")
-    is_nan_in_order = builder.add("GatherElements", [is_nan, order], axis=axis)
-    nan_last = ascending_order(builder, is_nan_in_order, axis)
-    return builder.add("GatherElements", [order, nan_last], axis=axis, hint="argsort")
+from pytensor.link.onnx.dispatch.lengths import dim_size
+from pytensor.link.onnx.numerics.sorting import sort_key, stable_argsort
+from pytensor.link.onnx.value import along_runtime_axis
 
 
 def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
@@ -77,7 +23,9 @@ def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
     if isinstance(axis_var, Constant):
         return sort_along(normalize_axis_index(int(axis_var.data), ndim))
     axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
-    [result] = along_axis(axis, ndim, lambda k: [builder.value(sort_along(k), dtype)])
+    [result] = along_runtime_axis(
+        axis, ndim, lambda k: [builder.value(sort_along(k), dtype)]
+    )
     return result.name
 
 

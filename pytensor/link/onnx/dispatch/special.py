@@ -29,12 +29,15 @@ from functools import partial
 import numpy as np
 import pytensor.scalar.basic as ps
 import pytensor.scalar.math as psm
-from pytensor.tensor.basic import get_underlying_scalar_constant_value
-from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.type import TensorType
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.scalar import cast_all, constant_data, output_dtype
+from pytensor.link.onnx.dispatch.operands import (
+    cast_all,
+    computed_in,
+    constant_orders,
+    output_dtype,
+)
 from pytensor.link.onnx.numerics import (
     digamma,
     elementary,
@@ -139,13 +142,7 @@ INCOMPLETE = {
 }
 
 
-def construct(builder, construction, inputs, dtype, compute_dtype):
-    """Apply ``construction`` to ``inputs`` (of ``dtype``) in ``compute_dtype``."""
-    args = [builder.value(name, dtype).cast(compute_dtype) for name in inputs]
-    return construction(*args).cast(dtype).name
-
-
-def static_size(node) -> int | None:
+def static_output_size(node) -> int | None:
     """The number of elements of ``node``'s output, if known statically
     (not for the scalars of a ``Composite``'s inner graph, which stand for
     tensors)."""
@@ -157,7 +154,7 @@ def static_size(node) -> int | None:
 
 def algorithm(op, node, table):
     """``table``'s algorithm for ``op``, or its small variant for few values."""
-    size = static_size(node)
+    size = static_output_size(node)
     if type(op) not in SMALL_VARIANTS or size is None or not 0 < size <= SMALL_SIZE:
         return table[type(op)]
     choose = branch if size == 1 else where_lazily
@@ -176,7 +173,7 @@ def onnx_funcify_elementary(op, node, builder, inputs, **kwargs):
     in_float32 = dtype != "float64" and type(op) in FLOAT32_CONSTRUCTIONS
     compute_dtype = "float32" if in_float32 else "float64"
     function = algorithm(op, node, ELEMENTARY)
-    return [construct(builder, function, [x], dtype, compute_dtype)]
+    return [computed_in(builder, function, [x], dtype, compute_dtype)]
 
 
 def onnx_funcify_special(op, node, builder, inputs, **kwargs):
@@ -186,28 +183,13 @@ def onnx_funcify_special(op, node, builder, inputs, **kwargs):
         function = flat_elementwise(INCOMPLETE[type(op)])
     else:
         function = algorithm(op, node, SPECIAL)
-    return [construct(builder, function, args, dtype, "float64")]
+    return [computed_in(builder, function, args, dtype, "float64")]
 
 
 for op_class in ELEMENTARY:
     onnx_funcify.register(op_class)(onnx_funcify_elementary)
 for op_class in (*SPECIAL, *INCOMPLETE):
     onnx_funcify.register(op_class)(onnx_funcify_special)
-
-
-def constant_orders(node) -> np.ndarray | None:
-    """The constant first input (an order) of ``node``, or None if it varies.
-
-    An order computed from constants alone, as gradients build them (``n +
-    1``), counts as constant too.
-    """
-    orders = constant_data(node.inputs[0])
-    if orders is None:
-        try:
-            orders = get_underlying_scalar_constant_value(node.inputs[0])
-        except NotScalarConstantError:
-            return None
-    return np.asarray(orders)
 
 
 @onnx_funcify.register(psm.PolyGamma)
@@ -221,7 +203,7 @@ def onnx_funcify_PolyGamma(op, node, builder, inputs, **kwargs):
     dtype = output_dtype(node)
     x = builder.cast(inputs[1], node.inputs[1].type.dtype, dtype)
     construction = partial(of_constant_orders, polygamma, orders)
-    return [construct(builder, construction, [x], dtype, "float64")]
+    return [computed_in(builder, construction, [x], dtype, "float64")]
 
 
 def of_constant_orders(function, orders: np.ndarray, x):

@@ -21,16 +21,16 @@ from pytensor.tensor.type import TensorType
 from pytensor.typed_list.basic import MakeList
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.extra_ops import bounded_index
-from pytensor.link.onnx.dispatch.shape import (
+from pytensor.link.onnx.dispatch.lengths import (
     length_source,
     lengths,
     require_all,
     require_same_lengths,
 )
+from pytensor.link.onnx.numerics.indexing import bounded_index
 from pytensor.link.onnx.value import (
     Value,
-    along_axis,
+    along_runtime_axis,
     arange,
     concat,
     maximum,
@@ -167,7 +167,7 @@ def onnx_funcify_Join(op, node, builder, inputs, value_names=None, **kwargs):
         )
         return [join_along(axis).name]
     axis = builder.value(inputs[0], axis_var.type.dtype).cast("int64")
-    [joined] = along_axis(axis, ndim, lambda k: [join_along(k)])
+    [joined] = along_runtime_axis(axis, ndim, lambda k: [join_along(k)])
     require_joinable_along(
         builder, [builder.value(p, dtype) for p in parts], axis, ndim
     )
@@ -243,7 +243,7 @@ def onnx_funcify_Split(op, node, builder, inputs, **kwargs):
         parts = split_along(axis)
     else:
         axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
-        parts = along_axis(axis, x_var.type.ndim, split_along)
+        parts = along_runtime_axis(axis, x_var.type.ndim, split_along)
     require_valid_split_sizes(
         builder, node, builder.value(x, dtype), builder.value(sizes, "int64"), axis
     )

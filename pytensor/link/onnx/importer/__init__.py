@@ -146,13 +146,13 @@ def input_variables(value_infos, given, scope):
         raise ValueError(f"input_shapes names unknown inputs {sorted(unknown)}")
     return [
         pt.as_tensor_variable(given[info.name])
-        if info.name in given and not is_sequence(info)
+        if info.name in given and not declares_sequence(info)
         else given.get(info.name) or new_input(info, scope)
         for info in value_infos
     ]
 
 
-def is_sequence(info):
+def declares_sequence(info):
     return info.type.WhichOneof("value") == "sequence_type"
 
 

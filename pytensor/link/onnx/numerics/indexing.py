@@ -25,6 +25,7 @@ from pytensor.link.onnx.value import (
     concat,
     length,
     logical_and,
+    maximum,
     minimum,
     strides,
     where,
@@ -322,3 +323,26 @@ def scatter_rows(x: Value, y: Value, rows: Value, n_rows, static_shape, *, incre
     updates = y.cast(x.dtype).expand(region_shape)
     reduction = "add" if increment else "none"
     return x.apply("ScatterElements", x, targets, updates, axis=0, reduction=reduction)
+
+
+def require_in_range(index: Value, end: Value, message: str):
+    """Make the function raise ``ValueError(message)`` unless ``0 <= index < end``."""
+    if index.builder.keep_checks:
+        index.builder.require((index >= 0) & (index < end), ValueError, message)
+
+
+def bounded_index(
+    index: Value,
+    length: Value,
+    mode: str,
+    message: str = "invalid entry in coordinates array",
+) -> Value:
+    """``index`` wrapped or clipped into ``[0, length)`` as NumPy's ``mode``
+    argument does (``ravel_multi_index``, ``choose``), or checked to be in it
+    (``mode="raise"``, raising ``ValueError(message)``)."""
+    if mode == "raise":
+        require_in_range(index, length, message)
+        return index
+    if mode == "wrap":
+        return index % maximum(length, length.constant(1))
+    return maximum(minimum(index, length - 1), index.constant(0))

@@ -9,6 +9,8 @@ after every other value, as in NumPy.
 
 import numpy as np
 
+from pytensor.link.onnx.kernels import widened_kernel_dtype
+from pytensor.link.onnx.numerics.ordered_dtypes import ordered
 from pytensor.link.onnx.value import Value, arange, concat, minimum, where
 
 
@@ -135,3 +137,57 @@ def group_of_each_element(is_start: Value, order: Value) -> Value:
     return group_in_order.apply(
         "ScatterElements", group_in_order, order, group_in_order
     )
+
+
+def sort_key(builder, x, dtype):
+    """Values with a TopK kernel that order like ``x``; NaN keys are +inf."""
+    if np.dtype(dtype).kind == "f":
+        x = builder.value(x, dtype)
+        return where(x.isnan(), np.inf, x).name
+    if dtype == "uint64":
+        return ordered(builder, x, dtype, "TopK")[0]
+    return builder.cast(x, dtype, widened_kernel_dtype("TopK", dtype, builder.opset))
+
+
+def ascending_order(builder, key, axis):
+    """The stable ascending order of ``key`` along ``axis``.
+
+    ONNX's TopK breaks ties by the lower index, so it is a stable sort for
+    keys without NaN.
+    """
+    length = builder.add("Shape", [key], start=axis, end=axis + 1, hint="dim")
+    _, order = builder.add_multi(
+        "TopK", [key, length], n_outputs=2, axis=axis, largest=0, sorted=1
+    )
+    return order
+
+
+def stable_argsort(builder, x, dtype, axis):
+    """``numpy.argsort(x, axis, kind="stable")`` of the ``dtype`` tensor ``x``.
+
+    NaN sort last, in their order in ``x``, as in NumPy.
+
+    Parameters
+    ----------
+    builder
+        The ``ONNXGraphBuilder`` of the model.
+    x
+        Name of the tensor to sort.
+    dtype
+        Its dtype.
+    axis
+        The non-negative axis to sort along.
+
+    Returns
+    -------
+    str
+        Name of the int64 indices that sort ``x`` along ``axis``.
+    """
+    order = ascending_order(builder, sort_key(builder, x, dtype), axis)
+    if np.dtype(dtype).kind != "f":
+        return order
+    # The keys of NaN and +inf are equal: move NaN after +inf, keeping the order
+    is_nan = builder.cast(builder.add("IsNaN", [x]), "bool", "uint8")
+    is_nan_in_order = builder.add("GatherElements", [is_nan, order], axis=axis)
+    nan_last = ascending_order(builder, is_nan_in_order, axis)
+    return builder.add("GatherElements", [order, nan_last], axis=axis, hint="argsort")

@@ -34,7 +34,7 @@ def attribute(node, name, default=None):
     return default
 
 
-def axes_of(node, values, position, ndim):
+def folded_axes(node, values, position, ndim):
     """The axes input (or attribute) of ``node``, non-negative."""
     axes = values[position] if len(values) > position else attribute(node, "axes")
     if axes is None:
@@ -50,7 +50,7 @@ def truncated_division(a, b):
 def reduce(function):
     def evaluate(node, values):
         x = values[0]
-        axes = axes_of(node, values, 1, x.ndim)
+        axes = folded_axes(node, values, 1, x.ndim)
         if axes is None and attribute(node, "noop_with_empty_axes", 0):
             return x
         keepdims = bool(attribute(node, "keepdims", 1))
@@ -70,7 +70,7 @@ def shape_slice(node, shape):
 
 def onnx_slice(node, values):
     data, starts, ends = values[:3]
-    axes = axes_of(node, values, 3, data.ndim) or list(range(len(starts)))
+    axes = folded_axes(node, values, 3, data.ndim) or list(range(len(starts)))
     steps = values[4] if len(values) > 4 else np.ones(len(starts), "int64")
     index = [slice(None)] * data.ndim
     for axis, start, end, step in zip(axes, starts, ends, steps, strict=True):
@@ -90,18 +90,18 @@ def onnx_reshape(node, values):
 def unsqueeze(node, values):
     x = values[0]
     ndim = x.ndim + len(np.ravel(values[1]))
-    for axis in sorted(axes_of(node, values, 1, ndim)):
+    for axis in sorted(folded_axes(node, values, 1, ndim)):
         x = np.expand_dims(x, axis)
     return x
 
 
 def squeeze(node, values):
     x = values[0]
-    axes = axes_of(node, values, 1, x.ndim)
+    axes = folded_axes(node, values, 1, x.ndim)
     return np.squeeze(x, axis=None if axes is None else tuple(axes))
 
 
-def cast(node, values):
+def folded_cast(node, values):
     [x] = values
     to = helper.tensor_dtype_to_np_dtype(attribute(node, "to"))
     if x.dtype.kind == "f" and np.dtype(to).kind != "f":
@@ -158,7 +158,7 @@ EVALUATORS = {
     "Expand": lambda node, values: np.broadcast_to(
         values[0], np.broadcast_shapes(values[0].shape, tuple(values[1]))
     ),
-    "Cast": cast,
+    "Cast": folded_cast,
     "Div": divide,
     "Mod": modulo,
     "Not": lambda node, values: np.logical_not(values[0]),

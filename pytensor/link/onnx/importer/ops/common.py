@@ -13,12 +13,12 @@ def like(value, x):
     return pt.constant(np.asarray(value, dtype=x.dtype))
 
 
-def cast(x, dtype):
+def as_dtype(x, dtype):
     return x if x.dtype == np.dtype(dtype) else pt.cast(x, np.dtype(dtype).name)
 
 
 def as_int64(x):
-    return cast(x, "int64")
+    return as_dtype(x, "int64")
 
 
 def constant_value(x):
@@ -70,7 +70,7 @@ def normalize_axis(axis, ndim):
     return axis + ndim if axis < 0 else axis
 
 
-def axes_of(node, axes_input, ndim, attribute="axes"):
+def static_axes(node, axes_input, ndim, attribute="axes"):
     """The axes an op reads from its input (newer opsets) or attribute (older)."""
     if axes_input is not None:
         axes = static_ints(axes_input, "axes")

@@ -13,8 +13,8 @@ from pytensor.scan.utils import until
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
+    as_dtype,
     as_int64,
-    cast,
     constant_value,
     scalar,
 )
@@ -44,7 +44,7 @@ def if_then_else(node, condition):
 
 def like_state(output, state):
     """``output`` with the type of the loop-carried ``state`` it updates."""
-    output = cast(output, state.dtype)
+    output = as_dtype(output, state.dtype)
     if output.type.shape != state.type.shape:
         output = pt.specify_shape(output, state.type.shape)
     return output
@@ -87,7 +87,7 @@ def loop(node, trip_count=None, condition=None, *initial):
     running = (
         pt.constant(np.bool_(True))
         if condition is None
-        else cast(scalar(condition), "bool")
+        else as_dtype(scalar(condition), "bool")
     )
     if trip_count is None:
         n_steps = pt.constant(LOOP_LIMIT, dtype="int64")
@@ -100,7 +100,7 @@ def loop(node, trip_count=None, condition=None, *initial):
 
     def step(iteration, keep_going, *states):
         outputs = body(iteration, keep_going, *states)
-        keep_going = cast(scalar(outputs[0]), "bool")
+        keep_going = as_dtype(scalar(outputs[0]), "bool")
         carried = [
             like_state(o, s)
             for o, s in zip(outputs[1 : 1 + n_states], states, strict=True)

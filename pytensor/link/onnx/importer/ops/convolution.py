@@ -10,7 +10,7 @@ one ``inc_subtensor``, so image and block shapes may arrive at run time.
 import pytensor.tensor as pt
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import as_int64, cast, entries
+from pytensor.link.onnx.importer.ops.common import as_dtype, as_int64, entries
 from pytensor.link.onnx.importer.ops.nn import conv
 from pytensor.link.onnx.importer.ops.quantization import saturated_integer
 from pytensor.link.onnx.importer.ops.sampling import interpolate
@@ -18,10 +18,10 @@ from pytensor.link.onnx.importer.ops.sampling import interpolate
 
 def centered(x, zero_point, per_output_channel=False):
     """``x - zero_point`` in int32; a 1-D ``zero_point`` is per output channel."""
-    x = cast(x, "int32")
+    x = as_dtype(x, "int32")
     if zero_point is None:
         return x
-    zero_point = cast(zero_point, "int32")
+    zero_point = as_dtype(zero_point, "int32")
     if per_output_channel and zero_point.ndim == 1:
         zero_point = zero_point.reshape((-1,) + (1,) * (x.ndim - 1))
     return x - zero_point
@@ -45,9 +45,9 @@ def qlinear_conv(
 ):
     total = conv(node, centered(x, x_zero), centered(w, w_zero, True), bias)
     factor = x_scale * per_channel(w_scale, x.ndim) / y_scale
-    scaled = cast(total, "float64") * cast(factor, "float64")
+    scaled = as_dtype(total, "float64") * as_dtype(factor, "float64")
     if y_zero is not None:
-        scaled = scaled + cast(y_zero, "float64")
+        scaled = scaled + as_dtype(y_zero, "float64")
     return saturated_integer(scaled, x.dtype if y_zero is None else y_zero.dtype)
 
 
@@ -82,7 +82,7 @@ def deform_conv(node, x, w, offset, bias=None, mask=None):
     y = grouped_contraction(sampled, w, groups, n)
     if bias is not None:
         y = y + per_channel(bias, y.ndim)
-    return cast(y, x.dtype)
+    return as_dtype(y, x.dtype)
 
 
 def kernel_positions(d, kernel, dilations, strides, pads, out):
@@ -94,7 +94,7 @@ def kernel_positions(d, kernel, dilations, strides, pads, out):
     tap_shape[1 + d], out_shape[1 + n + d] = -1, -1
     taps = pt.arange(kernel[d]) * dilations[d]
     starts = pt.arange(out[d]) * strides[d] - pads[d]
-    return cast(taps.reshape(tap_shape) + starts.reshape(out_shape), "float64")
+    return as_dtype(taps.reshape(tap_shape) + starts.reshape(out_shape), "float64")
 
 
 def grouped_contraction(sampled, w, groups, n):

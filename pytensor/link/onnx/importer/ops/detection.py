@@ -16,7 +16,7 @@ import pytensor.tensor as pt
 
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import as_int64, cast, like, scalar
+from pytensor.link.onnx.importer.ops.common import as_dtype, as_int64, like, scalar
 
 
 def corners(boxes, center_point_box):
@@ -46,7 +46,7 @@ def scalar_or(x, default, dtype):
     """The value of an optional scalar input (possibly a 1-element tensor)."""
     if x is None or (x.type.shape and x.type.shape[0] == 0):
         return pt.constant(default, dtype=dtype)
-    return cast(scalar(x), dtype)
+    return as_dtype(scalar(x), dtype)
 
 
 @onnx_op("NonMaxSuppression", since=10)
@@ -87,15 +87,18 @@ def non_max_suppression(
     )
     batch_index, class_index, rank = pt.nonzero(kept[-1])
     box_index = order[batch_index, class_index, rank]
-    return cast(pt.stack([batch_index, class_index, box_index], axis=1), "int64")
+    return as_dtype(pt.stack([batch_index, class_index, box_index], axis=1), "int64")
 
 
 def sample_positions(start, bin_size, bins, grid, samples):
     """Per ROI, the sample coordinates ``(R, bins, samples)`` of each bin along an
     axis, and which of the ``samples`` slots the ROI's own ``grid`` uses."""
     slots = pt.arange(samples)
-    offsets = cast(slots[None, :] + 0.5, start.dtype) / cast(grid, start.dtype)[:, None]
-    bin_starts = cast(pt.arange(bins), start.dtype)[None, :] * bin_size[:, None]
+    offsets = (
+        as_dtype(slots[None, :] + 0.5, start.dtype)
+        / as_dtype(grid, start.dtype)[:, None]
+    )
+    bin_starts = as_dtype(pt.arange(bins), start.dtype)[None, :] * bin_size[:, None]
     positions = (start[:, None, None] + bin_starts[:, :, None]) + (
         offsets * bin_size[:, None]
     )[:, None, :]
@@ -104,15 +107,17 @@ def sample_positions(start, bin_size, bins, grid, samples):
 
 def bilinear_corners(position, length):
     """RoiAlign's corner indices and weights along an axis (ONNX's rounding)."""
-    inside = (position >= -1) & (position <= cast(length, position.dtype))
+    inside = (position >= -1) & (position <= as_dtype(length, position.dtype))
     position = pt.maximum(position, 0)
-    low = cast(pt.floor(position), "int64")
+    low = as_dtype(pt.floor(position), "int64")
     at_end = low >= length - 1
     low = pt.switch(at_end, length - 1, low)
     high = pt.switch(at_end, length - 1, low + 1)
-    position = pt.switch(at_end, cast(low, position.dtype), position)
-    fraction = (position - cast(low, position.dtype)) * cast(inside, position.dtype)
-    outside = 1 - cast(inside, position.dtype)
+    position = pt.switch(at_end, as_dtype(low, position.dtype), position)
+    fraction = (position - as_dtype(low, position.dtype)) * as_dtype(
+        inside, position.dtype
+    )
+    outside = 1 - as_dtype(inside, position.dtype)
     return [(low, 1 - fraction - outside), (high, fraction)]
 
 
@@ -124,7 +129,7 @@ def roi_align(node, x, rois, batch_indices):
     )
     out_h, out_w = node.attr("output_height", 1), node.attr("output_width", 1)
     ratio = node.attr("sampling_ratio", 0)
-    rois = cast(rois, x.dtype) * like(node.attr("spatial_scale", 1.0), x)
+    rois = as_dtype(rois, x.dtype) * like(node.attr("spatial_scale", 1.0), x)
     if half_pixel:
         rois = rois - like(0.5, x)
     sizes = rois[:, 2:] - rois[:, :2]
@@ -146,9 +151,9 @@ def roi_align(node, x, rois, batch_indices):
         pooled = pt.switch(used, best, -np.inf).max(axis=(2, 4))
     else:
         total = pt.switch(used, sum(terms), 0).sum(axis=(2, 4))
-        count = cast(pt.maximum(grid_h * grid_w, 1), x.dtype)
+        count = as_dtype(pt.maximum(grid_h * grid_w, 1), x.dtype)
         pooled = total / count[:, None, None, None]
-    return cast(pt.moveaxis(pooled, -1, 1), x.dtype)
+    return as_dtype(pt.moveaxis(pooled, -1, 1), x.dtype)
 
 
 def roi_axis_samples(starts, sizes, bins, ratio):
@@ -157,6 +162,6 @@ def roi_axis_samples(starts, sizes, bins, ratio):
         grid = pt.full(starts.shape, ratio, dtype="int64")
         samples = ratio
     else:
-        grid = pt.maximum(cast(pt.ceil(sizes / bins), "int64"), 1)
+        grid = pt.maximum(as_dtype(pt.ceil(sizes / bins), "int64"), 1)
         samples = pt.max(grid)
     return (*sample_positions(starts, sizes / bins, bins, grid, samples), grid)

@@ -5,7 +5,12 @@ import pytensor.tensor as pt
 from pytensor.tensor.math import erf
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import broadcast, broadcasting, cast, like
+from pytensor.link.onnx.importer.ops.common import (
+    as_dtype,
+    broadcast,
+    broadcasting,
+    like,
+)
 
 
 def is_integer(x):
@@ -14,7 +19,7 @@ def is_integer(x):
 
 def same_dtype(fn):
     def handler(node, x, y):
-        return cast(broadcasting(fn)(x, y), x.dtype)
+        return as_dtype(broadcasting(fn)(x, y), x.dtype)
 
     return handler
 
@@ -29,14 +34,14 @@ def div(node, x, y):
     x, y = broadcast(x, y)
     if is_integer(x):
         return truncated_div(x, y)
-    return cast(pt.true_div(x, y), x.dtype)
+    return as_dtype(pt.true_div(x, y), x.dtype)
 
 
 def truncated_div(x, y):
     floor = pt.int_div(x, y)
     inexact = pt.neq(floor * y, x)
     signs_differ = pt.neq(pt.lt(x, 0), pt.lt(y, 0))
-    return cast(
+    return as_dtype(
         pt.switch(inexact & signs_differ, floor + like(1, floor), floor), x.dtype
     )
 
@@ -45,18 +50,18 @@ def truncated_div(x, y):
 def mod(node, x, y):
     x, y = broadcast(x, y)
     if node.attr("fmod", 0) == 0:
-        return cast(pt.mod(x, y), x.dtype)
+        return as_dtype(pt.mod(x, y), x.dtype)
     if is_integer(x):
-        return cast(x - truncated_div(x, y) * y, x.dtype)
-    return cast(x - pt.trunc(x / y) * y, x.dtype)
+        return as_dtype(x - truncated_div(x, y) * y, x.dtype)
+    return as_dtype(x - pt.trunc(x / y) * y, x.dtype)
 
 
 @onnx_op("Pow")
 def power(node, x, y):
     x, y = broadcast(x, y)
     if is_integer(x) and not is_integer(y):
-        return cast(pt.pow(cast(x, "float64"), y), x.dtype)
-    return cast(pt.pow(x, cast(y, x.dtype) if is_integer(y) else y), x.dtype)
+        return as_dtype(pt.pow(as_dtype(x, "float64"), y), x.dtype)
+    return as_dtype(pt.pow(x, as_dtype(y, x.dtype) if is_integer(y) else y), x.dtype)
 
 
 UNARY = {
@@ -87,7 +92,7 @@ UNARY = {
 }
 
 for op_type, function in UNARY.items():
-    onnx_op(op_type)(lambda node, x, function=function: cast(function(x), x.dtype))
+    onnx_op(op_type)(lambda node, x, function=function: as_dtype(function(x), x.dtype))
 
 
 @onnx_op("Identity")
@@ -208,7 +213,7 @@ def variadic(function):
         result = inputs[0]
         for x in inputs[1:]:
             result = function(result, x)
-        return cast(result, inputs[0].dtype)
+        return as_dtype(result, inputs[0].dtype)
 
     return handler
 
@@ -242,12 +247,12 @@ def wrapped(value, dtype):
     """The 64-bit integer ``value`` reduced modulo 2**bits into the integer ``dtype``."""
     bits = np.iinfo(dtype).bits
     if bits == 64:
-        return cast(value, dtype)
+        return as_dtype(value, dtype)
     mask = pt.constant(np.asarray(2**bits - 1, dtype=value.dtype))
-    low = cast(pt.bitwise_and(value, mask), "int64")
+    low = as_dtype(pt.bitwise_and(value, mask), "int64")
     if dtype.startswith("int"):
         low = pt.switch(low >= 2 ** (bits - 1), low - 2**bits, low)
-    return cast(low, dtype)
+    return as_dtype(low, dtype)
 
 
 @onnx_op("BitShift")
@@ -255,13 +260,13 @@ def bit_shift(node, x, y):
     x, y = broadcast(x, y)
     bits = np.iinfo(x.dtype).bits
     wide = "uint64" if x.dtype.startswith("uint") else "int64"
-    shift = cast(pt.clip(cast(y, "int64"), 0, bits - 1), "uint64")
+    shift = as_dtype(pt.clip(as_dtype(y, "int64"), 0, bits - 1), "uint64")
     factor = pt.pow(pt.constant(np.asarray(2, dtype="uint64")), shift)
-    in_range = (cast(y, "int64") >= 0) & (cast(y, "int64") < bits)
+    in_range = (as_dtype(y, "int64") >= 0) & (as_dtype(y, "int64") < bits)
     if node.attr("direction") == "LEFT":
-        product = cast(x, wide) * cast(factor, wide)
+        product = as_dtype(x, wide) * as_dtype(factor, wide)
         return pt.switch(in_range, wrapped(product, x.dtype), like(0, x))
-    shifted = cast(pt.int_div(cast(x, wide), cast(factor, wide)), x.dtype)
+    shifted = as_dtype(pt.int_div(as_dtype(x, wide), as_dtype(factor, wide)), x.dtype)
     outside = (
         pt.switch(x < like(0, x), like(-1, x), like(0, x))
         if wide == "int64"

@@ -18,7 +18,7 @@ from pytensor.graph.op import Op
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, constant_value, like
+from pytensor.link.onnx.importer.ops.common import as_dtype, constant_value, like
 
 
 RESIZE_ATTRIBUTES = (
@@ -93,7 +93,7 @@ def aspect_scales(node, shape, sizes):
     if sizes is None or policy == "stretch":
         return None
     axes = range(len(shape)) if node.attr("axes") is None else node.attr("axes")
-    ratios = [cast(sizes[a], "float64") / shape[a] for a in axes]
+    ratios = [as_dtype(sizes[a], "float64") / shape[a] for a in axes]
     pick = pt.minimum if policy == "not_larger" else pt.maximum
     scale = ratios[0]
     for ratio in ratios[1:]:
@@ -184,7 +184,7 @@ def resize(node, x, roi=None, scales=None, sizes=None):
         for n, v in (("scales", scales), ("sizes", sizes), ("roi", roi))
         if v is not None
     )
-    y = cast(x, "float64")
+    y = as_dtype(x, "float64")
     valid = []
     for axis in range(ndim):
         scale = None if scales is None else scales[axis]
@@ -221,7 +221,7 @@ def resize(node, x, roi=None, scales=None, sizes=None):
         for v in valid[1:]:
             inside = inside * v
         y = y + like(node.attr("extrapolation_value", 0.0), y) * (1 - inside)
-    return cast(y, x.dtype)
+    return as_dtype(y, x.dtype)
 
 
 @onnx_op("Upsample")

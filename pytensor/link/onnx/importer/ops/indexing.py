@@ -6,8 +6,8 @@ from pytensor.gradient import zero_grad
 
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
+    as_dtype,
     as_int64,
-    cast,
     constant_value,
     entries,
     normalize_axis,
@@ -212,8 +212,8 @@ def nonzero(node, x):
 @onnx_op("OneHot")
 def one_hot(node, indices, depth, values):
     axis = node.attr("axis", -1)
-    depth = cast(pt.squeeze(depth) if depth.ndim else depth, "int64")
-    indices = cast(indices, "int64")
+    depth = as_dtype(pt.squeeze(depth) if depth.ndim else depth, "int64")
+    indices = as_dtype(indices, "int64")
     indices = pt.switch(indices < 0, indices + depth, indices)
     axis = normalize_axis(axis, indices.ndim + 1)
     shape = [1] * (indices.ndim + 1)
@@ -228,7 +228,7 @@ def top_k(node, x, k=None):
     k = node.attr("k") if k is None else k.ravel()[0]
     key = -x if node.attr("largest", 1) else x
     if x.dtype.startswith("uint") and node.attr("largest", 1):
-        key = -cast(x, "int64") if x.dtype != "uint64" else ~x
+        key = -as_dtype(x, "int64") if x.dtype != "uint64" else ~x
     order = pt.argsort(key, axis=axis, stable=True)
     order = order[(slice(None),) * axis + (slice(0, k),)]
     return pt.take_along_axis(x, order, axis=axis), as_int64(order)
@@ -293,7 +293,7 @@ def pad(node, x, pads, value=None, axes=None):
     else:
         pads = entries(pads)
     value = pt.zeros((), dtype=x.dtype) if value is None else value.ravel()[0]
-    return pad_tensor(x, pads, node.attr("mode", "constant"), cast(value, x.dtype))
+    return pad_tensor(x, pads, node.attr("mode", "constant"), as_dtype(value, x.dtype))
 
 
 def pad_tensor(x, pads, mode, value):

@@ -3,7 +3,7 @@
 import pytensor.tensor as pt
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, like
+from pytensor.link.onnx.importer.ops.common import as_dtype, like
 
 
 DOMAIN = "ai.onnx.ml"
@@ -11,7 +11,7 @@ DOMAIN = "ai.onnx.ml"
 
 @onnx_op("Binarizer", domain=DOMAIN)
 def binarizer(node, x):
-    return cast(pt.gt(x, like(node.attr("threshold", 0.0), x)), x.dtype)
+    return as_dtype(pt.gt(x, like(node.attr("threshold", 0.0), x)), x.dtype)
 
 
 @onnx_op("ArrayFeatureExtractor", domain=DOMAIN)

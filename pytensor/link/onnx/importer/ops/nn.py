@@ -8,8 +8,8 @@ from pytensor.tensor.special import log_softmax, softmax
 
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
+    as_dtype,
     as_int64,
-    cast,
     like,
     normalize_axis,
 )
@@ -28,7 +28,7 @@ def coerced_2d(function):
     return handler
 
 
-def along_axis(function):
+def with_axis_attribute(function):
     def handler(node, x):
         return function(x, normalize_axis(node.attr("axis", -1), x.ndim))
 
@@ -40,7 +40,7 @@ def hardmax(x, axis):
     positions = pt.arange(x.shape[axis]).reshape(
         [-1 if d == axis else 1 for d in range(x.ndim)]
     )
-    return cast(pt.eq(positions, index), x.dtype)
+    return as_dtype(pt.eq(positions, index), x.dtype)
 
 
 def softmax_any_float(x, axis):
@@ -64,7 +64,7 @@ for op_type, function in [
     ("Hardmax", hardmax),
 ]:
     onnx_op(op_type, until=12)(coerced_2d(function))
-    onnx_op(op_type, since=13)(along_axis(function))
+    onnx_op(op_type, since=13)(with_axis_attribute(function))
 
 
 def pad_spatial(x, before, after, value):
@@ -176,7 +176,7 @@ def conv(node, x, w, bias=None):
         total = term if total is None else total + term
     if bias is not None:
         total = total + bias.reshape((-1,) + (1,) * (x.ndim - 2))
-    return cast(total, x.dtype)
+    return as_dtype(total, x.dtype)
 
 
 def grouped_product(view, tap, groups):
@@ -321,14 +321,14 @@ def batch_norm(node, x, scale, bias, mean, var):
         running_mean = mean * momentum + batch_mean * (1 - momentum)
         running_var = var * momentum + batch_var * (1 - momentum)
         return [
-            cast(y, x.dtype),
-            cast(running_mean, mean.dtype),
-            cast(running_var, var.dtype),
+            as_dtype(y, x.dtype),
+            as_dtype(running_mean, mean.dtype),
+            as_dtype(running_var, var.dtype),
         ]
     normalized = (x - per_channel(mean, x.ndim)) / pt.sqrt(
         per_channel(var, x.ndim) + epsilon
     )
-    return cast(
+    return as_dtype(
         normalized * per_channel(scale, x.ndim) + per_channel(bias, x.ndim), x.dtype
     )
 
@@ -351,13 +351,13 @@ def layer_norm(node, x, scale, bias=None):
         if node.attr("stash_type", 1) == 1 and x.dtype == "float16"
         else x.dtype
     )
-    xs = cast(x, stash)
+    xs = as_dtype(x, stash)
     mean = pt.mean(xs, axis=axes, keepdims=True)
     inv_std = 1 / pt.sqrt(
         pt.mean((xs - mean) ** 2, axis=axes, keepdims=True)
         + like(node.attr("epsilon", 1e-5), xs)
     )
-    y = cast((xs - mean) * inv_std, x.dtype) * scale
+    y = as_dtype((xs - mean) * inv_std, x.dtype) * scale
     if bias is not None:
         y = y + bias
     return [y, mean, inv_std]
@@ -372,7 +372,7 @@ def lp_normalization(node, x):
         if p == 1
         else pt.sqrt(pt.sum(x * x, axis=axis, keepdims=True))
     )
-    return cast(pt.switch(pt.eq(norm, 0), like(0, x), x / norm), x.dtype)
+    return as_dtype(pt.switch(pt.eq(norm, 0), like(0, x), x / norm), x.dtype)
 
 
 @onnx_op("LRN")

@@ -4,10 +4,10 @@ import numpy as np
 import pytensor.tensor as pt
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, normalize_axis
+from pytensor.link.onnx.importer.ops.common import as_dtype, normalize_axis
 
 
-def along_axis(parameter, x, node):
+def broadcast_parameter(parameter, x, node):
     """A per-tensor, per-axis or blocked ``parameter`` shaped to broadcast with ``x``."""
     if parameter.ndim == 0 or (parameter.ndim == 1 and parameter.type.shape[0] == 1):
         return parameter.ravel()[0] if parameter.ndim else parameter
@@ -22,18 +22,21 @@ def along_axis(parameter, x, node):
 
 @onnx_op("DequantizeLinear")
 def dequantize(node, x, scale, zero_point=None):
-    scale = along_axis(scale, x, node)
+    scale = broadcast_parameter(scale, x, node)
     values = (
-        cast(x, "float64")
+        as_dtype(x, "float64")
         if zero_point is None
-        else (cast(x, "float64") - cast(along_axis(zero_point, x, node), "float64"))
+        else (
+            as_dtype(x, "float64")
+            - as_dtype(broadcast_parameter(zero_point, x, node), "float64")
+        )
     )
     dtype = (
         node.dtype(node.attr("output_dtype"))
         if node.attr("output_dtype")
         else scale.dtype
     )
-    return cast(values * cast(scale, "float64"), dtype)
+    return as_dtype(values * as_dtype(scale, "float64"), dtype)
 
 
 @onnx_op("QuantizeLinear")
@@ -44,27 +47,29 @@ def quantize(node, x, scale, zero_point=None):
         dtype = node.dtype(node.attr("output_dtype"))
     else:
         dtype = np.dtype("uint8")
-    scaled = x / cast(along_axis(scale, x, node), x.dtype)
+    scaled = x / as_dtype(broadcast_parameter(scale, x, node), x.dtype)
     values = pt.round(scaled, mode="half_to_even")
     if zero_point is not None:
-        values = values + cast(along_axis(zero_point, x, node), x.dtype)
+        values = values + as_dtype(broadcast_parameter(zero_point, x, node), x.dtype)
     info = np.iinfo(dtype)
-    return cast(pt.clip(values, info.min, info.max), dtype)
+    return as_dtype(pt.clip(values, info.min, info.max), dtype)
 
 
 def saturated_integer(values, dtype):
     info = np.iinfo(dtype)
-    return cast(
+    return as_dtype(
         pt.clip(pt.round(values, mode="half_to_even"), info.min, info.max), dtype
     )
 
 
 @onnx_op("QLinearMatMul")
 def qlinear_matmul(node, a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero):
-    real_a = cast(a, "float64") - cast(a_zero, "float64")
-    real_b = cast(b, "float64") - cast(b_zero, "float64")
+    real_a = as_dtype(a, "float64") - as_dtype(a_zero, "float64")
+    real_b = as_dtype(b, "float64") - as_dtype(b_zero, "float64")
     product = (
-        pt.matmul(real_a, real_b) * cast(a_scale, "float64") * cast(b_scale, "float64")
+        pt.matmul(real_a, real_b)
+        * as_dtype(a_scale, "float64")
+        * as_dtype(b_scale, "float64")
     )
-    scaled = product / cast(y_scale, "float64") + cast(y_zero, "float64")
+    scaled = product / as_dtype(y_scale, "float64") + as_dtype(y_zero, "float64")
     return saturated_integer(scaled, y_zero.dtype)

@@ -13,7 +13,7 @@ import pytensor.tensor as pt
 
 import pytensor
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, constant_value, like
+from pytensor.link.onnx.importer.ops.common import as_dtype, constant_value, like
 
 
 def draw(node, distribution, *parameters, shape):
@@ -49,14 +49,14 @@ for op_type, (distribution, first, second) in DISTRIBUTIONS.items():
     def random(node, distribution=distribution, first=first, second=second):
         shape = node.attr("shape")
         value = draw(node, distribution, *parameters(node, first, second), shape=shape)
-        return cast(value, dtype_of(node, node.dtype(1)))
+        return as_dtype(value, dtype_of(node, node.dtype(1)))
 
     @onnx_op(f"{op_type}Like")
     def random_like(node, x, distribution=distribution, first=first, second=second):
         value = draw(
             node, distribution, *parameters(node, first, second), shape=x.shape
         )
-        return cast(value, dtype_of(node, x.dtype))
+        return as_dtype(value, dtype_of(node, x.dtype))
 
 
 @onnx_op("Dropout")
@@ -66,8 +66,10 @@ def dropout(node, x, ratio=None, training_mode=None):
     training = pt.constant(False) if training_mode is None else training_mode
     if constant_value(training) is not None and not constant_value(training).any():
         return [x, pt.ones_like(x, dtype="bool")]
-    ratio = like(node.attr("ratio", 0.5), x) if ratio is None else cast(ratio, x.dtype)
+    ratio = (
+        like(node.attr("ratio", 0.5), x) if ratio is None else as_dtype(ratio, x.dtype)
+    )
     kept = pt.ge(draw(node, pt.random.uniform, 0.0, 1.0, shape=x.shape), ratio)
-    mask = pt.or_(kept, pt.invert(cast(training, "bool")))
-    scale = pt.switch(cast(training, "bool"), 1 / (1 - ratio), like(1, x))
+    mask = pt.or_(kept, pt.invert(as_dtype(training, "bool")))
+    scale = pt.switch(as_dtype(training, "bool"), 1 / (1 - ratio), like(1, x))
     return [pt.switch(mask, x * scale, like(0, x)), mask]

@@ -11,7 +11,7 @@ from pytensor.ifelse import ifelse
 
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
-    cast,
+    as_dtype,
     constant_value,
     like,
     normalize_axis,
@@ -60,7 +60,7 @@ def log_sum_exp(x, axis):
 # (prepare the input, reduce it keeping dims, finish with the input and count)
 REDUCTIONS = {
     "ReduceSum": (None, total, None),
-    "ReduceMean": (None, total, lambda s, count: s / cast(count, s.dtype)),
+    "ReduceMean": (None, total, lambda s, count: s / as_dtype(count, s.dtype)),
     "ReduceMax": (None, extreme(pt.max, lowest), None),
     "ReduceMin": (None, extreme(pt.min, highest), None),
     "ReduceProd": (None, product, None),
@@ -96,12 +96,12 @@ def reduction(prepare, reduce, finish):
         mask, count = axis_mask(node, x, axes_input)
         if mask is None:
             return x
-        y = x if prepare is None else cast(prepare(x), x.dtype)
+        y = x if prepare is None else as_dtype(prepare(x), x.dtype)
         y = reduce_masked(y, mask, reduce)
         if finish is not None:
             sizes = [selected_size(x, d, m) for d, m in enumerate(mask)]
             y = finish(y, pt.prod(pt.stack(sizes)) if sizes else pt.constant(1))
-        y = cast(y, x.dtype)
+        y = as_dtype(y, x.dtype)
         if node.attr("keepdims", 1):
             return y
         if count is None:
@@ -144,7 +144,7 @@ def arg_reduction(function):
             index = x.shape[axis] - 1 - function(flip(x, axis), axis=axis)
         else:
             index = function(x, axis=axis)
-        index = cast(index, "int64")
+        index = as_dtype(index, "int64")
         return pt.expand_dims(index, axis) if node.attr("keepdims", 1) else index
 
     return handler
@@ -162,8 +162,8 @@ def wide(x):
     """``x`` as a 64-bit integer if it is a narrower one: PyTensor's Python
     implementation of cumsum returns int64 for int32 inputs."""
     if x.dtype.startswith("int"):
-        return cast(x, "int64")
-    return cast(x, "uint64") if x.dtype.startswith("uint") else x
+        return as_dtype(x, "int64")
+    return as_dtype(x, "uint64") if x.dtype.startswith("uint") else x
 
 
 def cumulative(function, identity):
@@ -179,7 +179,7 @@ def cumulative(function, identity):
             )
         if node.attr("reverse", 0):
             result = flip(result, axis)
-        return cast(result, x.dtype)
+        return as_dtype(result, x.dtype)
 
     def handler(node, x, axis_input):
         if constant_value(axis_input) is not None:

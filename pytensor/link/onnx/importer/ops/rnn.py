@@ -3,7 +3,7 @@
 import pytensor.tensor as pt
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, like
+from pytensor.link.onnx.importer.ops.common import as_dtype, like
 from pytensor.link.onnx.importer.ops.control_flow import like_state, scan
 
 
@@ -66,7 +66,7 @@ class Layer:
         self.b = b
         if lengths is None:
             lengths = pt.alloc(steps, batch)
-        self.lengths = cast(lengths, "int64")
+        self.lengths = as_dtype(lengths, "int64")
         self.clip = node.attr("clip")
         self.initial = [
             pt.zeros((len(self.reverse), batch, self.hidden), dtype=x.dtype)

@@ -13,7 +13,7 @@ from operator import mul
 import pytensor.tensor as pt
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, entries, like
+from pytensor.link.onnx.importer.ops.common import as_dtype, entries, like
 
 
 MODES = {"bilinear": "linear", "bicubic": "cubic"}
@@ -55,10 +55,10 @@ def cubic_weights(t):
 def taps(x, mode):
     """The (index, weight) pairs of the interpolation kernel at positions ``x``."""
     if mode == "nearest":
-        return [(cast(x, "int64"), None)]
+        return [(as_dtype(x, "int64"), None)]
     start = pt.floor(x)
     t = x - start
-    start = cast(start, "int64")
+    start = as_dtype(start, "int64")
     if mode == "linear":
         return [(start, 1 - t), (start + 1, t)]
     return [(start + k - 1, w) for k, w in enumerate(cubic_weights(t))]
@@ -72,7 +72,7 @@ def pixel_index(index, length, low, high, padding_mode):
         return pt.clip(index, 0, last), inside
     if padding_mode == "reflection":
         dtype = low.dtype
-        index = cast(reflect(cast(index, dtype), low, high), "int64")
+        index = as_dtype(reflect(as_dtype(index, dtype), low, high), "int64")
     return pt.clip(index, 0, last), None
 
 
@@ -84,12 +84,12 @@ def grid_sample(node, x, grid):
     align_corners = node.attr("align_corners", 0)
     if mode != "nearest" and x.dtype.startswith(("int", "uint")):
         raise NotImplementedError(
-            f"{node.label}: GridSample's {mode} mode on integers; cast the input to float"
+            f"{node.label}: GridSample's {mode} mode on integers; as_dtype the input to float"
         )
     spatial = x.ndim - 2
     positions, bounds = [], []
     for d in range(spatial):
-        length = cast(x.shape[2 + d], grid.dtype)
+        length = as_dtype(x.shape[2 + d], grid.dtype)
         position = denormalize(grid[..., spatial - 1 - d], length, align_corners)
         if align_corners:
             low, high = like(0, position), length - 1
@@ -130,11 +130,11 @@ def interpolate(x, positions, mode="linear", padding_mode="zeros", bounds=None):
             factors += [f for f in (weight, inside) if f is not None]
         flat_indices.append(flat)
         weights.append(
-            functools.reduce(mul, [cast(f, positions[0].dtype) for f in factors])
+            functools.reduce(mul, [as_dtype(f, positions[0].dtype) for f in factors])
             if factors
             else None
         )
-    return cast(gather_weighted(x, positions[0], flat_indices, weights), x.dtype)
+    return as_dtype(gather_weighted(x, positions[0], flat_indices, weights), x.dtype)
 
 
 def gather_weighted(x, points, flat_indices, weights):
@@ -147,15 +147,15 @@ def gather_weighted(x, points, flat_indices, weights):
         total = gathered[:, 0]
     else:
         stacked = pt.stack([w.reshape((n, -1), ndim=2) for w in weights], axis=1)
-        total = (cast(gathered, points.dtype) * stacked[..., None]).sum(axis=1)
+        total = (as_dtype(gathered, points.dtype) * stacked[..., None]).sum(axis=1)
     shape = (n, x.shape[1], *(points.shape[d] for d in range(1, points.ndim)))
     return pt.moveaxis(total, -1, 1).reshape(shape, ndim=points.ndim + 1)
 
 
 def base_coordinates(length, align_corners, dtype):
     """The normalized coordinates of the points along an axis of ``length``."""
-    steps = cast(pt.arange(length), dtype)
-    length = cast(pt.as_tensor(length), dtype)
+    steps = as_dtype(pt.arange(length), dtype)
+    length = as_dtype(pt.as_tensor(length), dtype)
     if align_corners:
         return steps * (2 / pt.maximum(length - 1, 1)) - 1
     return (2 * steps + 1) / length - 1

@@ -17,7 +17,7 @@ from pytensor.tensor.type_other import make_slice
 
 from onnx import TensorProto
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import as_int64, cast, scalar
+from pytensor.link.onnx.importer.ops.common import as_dtype, as_int64, scalar
 
 
 class ForgetShape(ViewOp):
@@ -58,8 +58,8 @@ def sequence_construct(node, *tensors):
 @onnx_op("SequenceInsert")
 def sequence_insert(node, sequence, tensor, at=None):
     if isinstance(sequence, EmptySequence):
-        return tl.make_list([element(cast(tensor, sequence.dtype))])
-    tensor = element(cast(tensor, sequence.ttype.dtype))
+        return tl.make_list([element(as_dtype(tensor, sequence.dtype))])
+    tensor = element(as_dtype(tensor, sequence.ttype.dtype))
     if at is None:
         return tl.append(sequence, tensor)
     return tl.insert(sequence, position(at), tensor)

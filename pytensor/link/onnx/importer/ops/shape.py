@@ -10,15 +10,15 @@ from onnx import numpy_helper
 from pytensor.link.onnx.importer.loading import tensor_to_array
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
+    as_dtype,
     as_int64,
-    axes_of,
-    cast,
     constant_value,
     dims_where,
     entries,
     normalize_axis,
     run_time_axes,
     scalar,
+    static_axes,
     static_ints,
 )
 
@@ -58,12 +58,12 @@ def sparse_to_dense(sparse):
 
 @onnx_op("Cast")
 def cast_to(node, x):
-    return cast(x, node.dtype(node.attr("to")))
+    return as_dtype(x, node.dtype(node.attr("to")))
 
 
 @onnx_op("CastLike")
 def cast_like(node, x, target):
-    return cast(x, target.dtype)
+    return as_dtype(x, target.dtype)
 
 
 @onnx_op("Shape")
@@ -130,7 +130,7 @@ def unsqueeze(node, x, axes_input=None):
     if axes_input is not None and constant_value(axes_input) is None:
         return unsqueeze_at_run_time(x, axes_input)
     n_axes = len(node.attr("axes") if axes_input is None else static_ints(axes_input))
-    axes = sorted(axes_of(node, axes_input, x.ndim + n_axes))
+    axes = sorted(static_axes(node, axes_input, x.ndim + n_axes))
     for axis in axes:
         x = pt.expand_dims(x, axis)
     return x
@@ -152,7 +152,7 @@ def squeeze(node, x, axes_input=None):
         axes = run_time_axes(axes_input, x.ndim)
         keep = [pt.invert(pt.any(pt.eq(axes, d))) for d in range(x.ndim)]
         return pt.reshape(x, dims_where(x, keep), ndim=x.ndim - axes.type.shape[0])
-    axes = axes_of(node, axes_input, x.ndim)
+    axes = static_axes(node, axes_input, x.ndim)
     if axes is None:
         return pt.squeeze(x)
     return pt.squeeze(specify_broadcastable(x, *axes), axis=axes)
@@ -185,9 +185,9 @@ def constant_of_shape(node, shape_input):
 @onnx_op("Range")
 def arange(node, start, limit, delta):
     start, limit, delta = (scalar(v) for v in (start, limit, delta))
-    count = pt.maximum(pt.ceil((limit - start) / cast(delta, "float64")), 0)
-    steps = pt.arange(cast(count, "int64"), dtype="int64")
-    return cast(start + cast(steps, start.dtype) * delta, start.dtype)
+    count = pt.maximum(pt.ceil((limit - start) / as_dtype(delta, "float64")), 0)
+    steps = pt.arange(as_dtype(count, "int64"), dtype="int64")
+    return as_dtype(start + as_dtype(steps, start.dtype) * delta, start.dtype)
 
 
 @onnx_op("Tile")

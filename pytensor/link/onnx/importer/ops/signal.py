@@ -6,7 +6,7 @@ from pytensor.ifelse import ifelse
 
 from pytensor.link.onnx.importer.ops import onnx_op
 from pytensor.link.onnx.importer.ops.common import (
-    cast,
+    as_dtype,
     constant_value,
     normalize_axis,
     run_time_axes,
@@ -51,34 +51,34 @@ def dft_along(x, length, axis, inverse=False, onesided=False):
     if inverse and onesided:
         return inverse_real_dft(x, real, imaginary, length, axis)
     if length is not None:
-        n = cast(scalar(length), "int64")
+        n = as_dtype(scalar(length), "int64")
         real, imaginary = fit_length(real, axis, n), fit_length(imaginary, axis, n)
     n = real.shape[axis]
     outputs = n // 2 + 1 if onesided else n
-    angle = cast(pt.arange(outputs)[:, None] * pt.arange(n)[None, :] % n, "float64")
-    angle = angle * (2 * np.pi / cast(n, "float64")) * (1 if inverse else -1)
-    cos, sin = cast(pt.cos(angle), x.dtype), cast(pt.sin(angle), x.dtype)
+    angle = as_dtype(pt.arange(outputs)[:, None] * pt.arange(n)[None, :] % n, "float64")
+    angle = angle * (2 * np.pi / as_dtype(n, "float64")) * (1 if inverse else -1)
+    cos, sin = as_dtype(pt.cos(angle), x.dtype), as_dtype(pt.sin(angle), x.dtype)
 
     out_real = transform(real, cos, axis) - transform(imaginary, sin, axis)
     out_imaginary = transform(real, sin, axis) + transform(imaginary, cos, axis)
     result = pt.stack([out_real, out_imaginary], axis=-1)
-    return cast(result / cast(n, x.dtype), x.dtype) if inverse else result
+    return as_dtype(result / as_dtype(n, x.dtype), x.dtype) if inverse else result
 
 
 @onnx_op("STFT", since=17)
 def stft(node, signal, frame_step, window=None, frame_length=None):
     if frame_length is not None:
-        length = cast(scalar(frame_length), "int64")
+        length = as_dtype(scalar(frame_length), "int64")
     elif window is not None:
         length = window.shape[0]
     else:
         length = signal.shape[-2]
-    step = cast(scalar(frame_step), "int64")
+    step = as_dtype(scalar(frame_step), "int64")
     frames = 1 + (signal.shape[1] - length) // step
     index = pt.arange(frames)[:, None] * step + pt.arange(length)[None, :]
     framed = signal[:, index]
     if window is not None:
-        framed = framed * cast(window, signal.dtype)[:, None]
+        framed = framed * as_dtype(window, signal.dtype)[:, None]
     return dft_along(framed, None, 2, onesided=node.attr("onesided", 1))
 
 
@@ -86,22 +86,24 @@ def stft(node, signal, frame_step, window=None, frame_length=None):
 def mel_weight_matrix(node, bins, dft_length, sample_rate, lower_hertz, upper_hertz):
     """Triangular filters between mel-spaced DFT bins, as ONNX's reference."""
     bins, dft_length, sample_rate = (
-        cast(scalar(v), "int64") for v in (bins, dft_length, sample_rate)
+        as_dtype(scalar(v), "int64") for v in (bins, dft_length, sample_rate)
     )
 
     def to_mel(hertz):
-        return cast(2595 * pt.log1p(hertz / 700), "float64") / np.log(10)
+        return as_dtype(2595 * pt.log1p(hertz / 700), "float64") / np.log(10)
 
     low, high = to_mel(scalar(lower_hertz)), to_mel(scalar(upper_hertz))
     mels = (
-        cast(pt.arange(bins + 2), "float64")
-        * ((high - low) / cast(bins + 2, "float64"))
+        as_dtype(pt.arange(bins + 2), "float64")
+        * ((high - low) / as_dtype(bins + 2, "float64"))
         + low
     )
     hertz = 700 * pt.expm1(mels / 2595 * np.log(10))
-    edges = cast(
+    edges = as_dtype(
         pt.floor(
-            cast(dft_length + 1, "float64") * hertz / cast(sample_rate, "float64")
+            as_dtype(dft_length + 1, "float64")
+            * hertz
+            / as_dtype(sample_rate, "float64")
         ),
         "int64",
     )
@@ -110,15 +112,16 @@ def mel_weight_matrix(node, bins, dft_length, sample_rate, lower_hertz, upper_he
     flat = pt.eq(center, left)
     rising = pt.switch(
         flat,
-        cast(pt.eq(j, center), "float64"),
-        cast(j - left, "float64") / cast(pt.switch(flat, 1, center - left), "float64"),
+        as_dtype(pt.eq(j, center), "float64"),
+        as_dtype(j - left, "float64")
+        / as_dtype(pt.switch(flat, 1, center - left), "float64"),
     )
     rising = pt.switch((j >= left) & (j <= center), rising, 0)
-    falling = cast(right - j, "float64") / cast(
+    falling = as_dtype(right - j, "float64") / as_dtype(
         pt.maximum(right - center, 1), "float64"
     )
     weights = pt.switch((j >= center) & (j < right), falling, rising)
-    return cast(weights, node.dtype(node.attr("output_datatype", 1)))
+    return as_dtype(weights, node.dtype(node.attr("output_datatype", 1)))
 
 
 def transform(values, matrix, axis):
@@ -132,22 +135,22 @@ def inverse_real_dft(x, real, imaginary, length, axis):
     if length is None:
         n = 2 * (real.shape[axis] - 1)
     else:
-        n = cast(scalar(length), "int64")
+        n = as_dtype(scalar(length), "int64")
     used = n // 2 + 1
     real, imaginary = fit_length(real, axis, used), fit_length(imaginary, axis, used)
     frequencies = pt.arange(used)
     twice = pt.switch(pt.eq(frequencies, 0) | pt.eq(2 * frequencies, n), 1, 2)
-    weight = cast(twice, x.dtype).reshape(
+    weight = as_dtype(twice, x.dtype).reshape(
         [-1 if d == axis else 1 for d in range(x.ndim - 1)]
     )
-    angle = cast(pt.arange(n)[:, None] * frequencies[None, :] % n, "float64")
-    angle = angle * (2 * np.pi / cast(n, "float64"))
-    cos, sin = cast(pt.cos(angle), x.dtype), cast(pt.sin(angle), x.dtype)
+    angle = as_dtype(pt.arange(n)[:, None] * frequencies[None, :] % n, "float64")
+    angle = angle * (2 * np.pi / as_dtype(n, "float64"))
+    cos, sin = as_dtype(pt.cos(angle), x.dtype), as_dtype(pt.sin(angle), x.dtype)
 
     signal = transform(real * weight, cos, axis) - transform(
         imaginary * weight, sin, axis
     )
-    return cast(signal / cast(n, x.dtype), x.dtype)[..., None]
+    return as_dtype(signal / as_dtype(n, x.dtype), x.dtype)[..., None]
 
 
 def uncropped_lengths(x, kernel, strides, dilations, output_padding):
@@ -199,7 +202,7 @@ def conv_transpose(node, x, w, bias=None):
         y = crop_or_pad(y, 2 + i, before[i], after[i])
     if bias is not None:
         y = y + bias.reshape((-1,) + (1,) * n)
-    return cast(y, x.dtype)
+    return as_dtype(y, x.dtype)
 
 
 def crop_or_pad(y, axis, before, after):

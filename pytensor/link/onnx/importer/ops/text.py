@@ -11,7 +11,7 @@ import numpy as np
 import pytensor.tensor as pt
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast
+from pytensor.link.onnx.importer.ops.common import as_dtype
 
 
 def pool_ngrams(node):
@@ -55,7 +55,7 @@ def tfidf_vectorizer(node, x):
         to_columns = np.zeros((len(grams), size), dtype="int64")
         to_columns[np.arange(len(grams)), columns] = 1
         frequencies = frequencies + pt.dot(counts, pt.constant(to_columns))
-    y = weighted(node, cast(frequencies, "float32"))
+    y = weighted(node, as_dtype(frequencies, "float32"))
     return y if x.ndim == 2 else y[0]
 
 
@@ -65,5 +65,5 @@ def weighted(node, frequencies):
         return frequencies
     weights = pt.constant(np.asarray(weights or 1.0, dtype="float32"))
     if mode == "IDF":
-        return cast(frequencies > 0, "float32") * weights
+        return as_dtype(frequencies > 0, "float32") * weights
     return frequencies * weights

@@ -8,7 +8,7 @@ the ``n`` new tensors followed by the ``n`` new states of each kind.
 import pytensor.tensor as pt
 
 from pytensor.link.onnx.importer.ops import onnx_op
-from pytensor.link.onnx.importer.ops.common import cast, like
+from pytensor.link.onnx.importer.ops.common import as_dtype, like
 
 
 DOMAIN = "ai.onnx.preview.training"
@@ -31,7 +31,7 @@ def adagrad(node, rate, count, *tensors):
     epsilon = node.attr("epsilon", 1e-6)
     new_xs, new_hs = [], []
     for x, g, h in zip(xs, gs, hs, strict=True):
-        r = cast(rate, x.dtype) / (1 + cast(count, x.dtype) * like(decay, x))
+        r = as_dtype(rate, x.dtype) / (1 + as_dtype(count, x.dtype) * like(decay, x))
         g = regularized(node, x, g)
         h_new = h + g * g
         new_xs.append(x - r * g / (pt.sqrt(h_new) + like(epsilon, x)))
@@ -46,7 +46,7 @@ def momentum(node, rate, count, *tensors):
     nesterov = node.attr("mode", "standard") == "nesterov"
     new_xs, new_vs = [], []
     for x, g, v in zip(xs, gs, vs, strict=True):
-        r = cast(rate, x.dtype)
+        r = as_dtype(rate, x.dtype)
         g = regularized(node, x, g)
         beta_now = pt.switch(pt.gt(count, 0), like(beta, x), like(1.0, x))
         v_new = like(alpha, x) * v + beta_now * g
@@ -64,7 +64,7 @@ def adam(node, rate, count, *tensors):
     keep = 1 - node.attr("norm_coefficient_post", 0.0)
     new_xs, new_vs, new_hs = [], [], []
     for x, g, v, h in zip(xs, gs, vs, hs, strict=True):
-        r, t = cast(rate, x.dtype), cast(count, x.dtype)
+        r, t = as_dtype(rate, x.dtype), as_dtype(count, x.dtype)
         g = regularized(node, x, g)
         v_new = like(alpha, x) * v + like(1 - alpha, x) * g
         h_new = like(beta, x) * h + like(1 - beta, x) * g * g
