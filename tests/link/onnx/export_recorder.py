@@ -3,7 +3,7 @@
     EXPORT_RECORDER_DIR=out python -m pytest tests/link/onnx/test_export.py \\
         -p tests.link.onnx.export_recorder
 
-Used by ``test_import_roundtrip.py`` to import back what the exporter's own
+Used by ``importer/test_roundtrip.py`` to import back what the exporter's own
 tests export.
 """
 
