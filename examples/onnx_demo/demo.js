@@ -221,12 +221,15 @@ function percentile(sorted, q) {
 // Per-inference latencies (ms, sorted) of model `name` on one digit, after a
 // warm-up. Browsers coarsen performance.now() (to 0.1 ms without cross-origin
 // isolation), so each of the `samples` times a group of inferences lasting at
-// least 2 ms and records its mean.
+// least 2 ms (as many as ran in 2 ms after the warm-up) and records its mean.
 async function latencies(name, digit, samples, warmup) {
-  let start = performance.now();
   for (let i = 0; i < warmup; i++) await predict(name, [digit]);
-  const estimate = Math.max((performance.now() - start) / warmup, 0.001);
-  const group = Math.max(1, Math.ceil(2 / estimate));
+  let group = 0;
+  let start = performance.now();
+  while (performance.now() - start < 2) {
+    await predict(name, [digit]);
+    group++;
+  }
   const times = [];
   for (let i = 0; i < samples; i++) {
     start = performance.now();
