@@ -78,10 +78,13 @@ SEVEN = [(0.2, 0.15), (0.5, 0.15), (0.8, 0.15), (0.65, 0.45), (0.5, 0.7), (0.4, 
 
 
 def fill_page(page, benchmark_samples=20):
-    """Draw a 7, classify test digits and run a benchmark."""
+    """Draw a 7, classify test digits, run a benchmark and compare float32 with int8."""
     draw_stroke(page, SEVEN)
     page.click("#random")
     page.wait_for_selector("#samples .sample")
     page.evaluate(f"demo.benchmark({benchmark_samples}, 5)")
+    page.evaluate(
+        f"demoInt8.ready.then(() => demoInt8.compare({benchmark_samples}, 5))"
+    )
     # one frame, for the layout of the new content
     page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))")
