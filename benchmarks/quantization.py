@@ -63,7 +63,7 @@ def demo_models(quick):
     calibration = [(train_images[i : i + 64],) for i in range(0, 512, 64)]
     models = {}
     for name in train.MODELS:
-        epochs = 1 if quick else {"mlp": 30, "cnn": 20}[name]
+        epochs = 1 if quick else train.EPOCHS[name]
         with contextlib.redirect_stdout(io.StringIO()):  # its progress bar
             params = train.train(name, data, epochs)
         predictor = train.predictor(name, params, "float32")

@@ -78,11 +78,14 @@ SEVEN = [(0.2, 0.15), (0.5, 0.15), (0.8, 0.15), (0.65, 0.45), (0.5, 0.7), (0.4, 
 
 
 def fill_page(page, benchmark_samples=20):
-    """Draw a 7, classify test digits, run a benchmark and fit eight schools."""
+    """Fill every card: a drawn 7, test digits, benchmark, int8, eight schools."""
     draw_stroke(page, SEVEN)
     page.click("#random")
     page.wait_for_selector("#samples .sample")
     page.evaluate(f"demo.benchmark({benchmark_samples}, 5)")
+    page.evaluate(
+        f"demoInt8.ready.then(() => demoInt8.compare({benchmark_samples}, 5))"
+    )
     page.evaluate("schools.ready.then(() => schools.fit())")
     # one frame, for the layout of the new content
     page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))")

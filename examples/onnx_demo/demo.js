@@ -218,27 +218,33 @@ function percentile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
-// Per-inference latency of one digit, after a warm-up. Browsers coarsen
-// performance.now() (to 0.1 ms without cross-origin isolation), so each of the
-// `samples` times a group of inferences lasting at least 2 ms and records its mean.
+// Per-inference latencies (ms, sorted) of model `name` on one digit, after a
+// warm-up. Browsers coarsen performance.now() (to 0.1 ms without cross-origin
+// isolation), so each of the `samples` times a group of inferences lasting at
+// least 2 ms (as many as ran in 2 ms after the warm-up) and records its mean.
+async function latencies(name, digit, samples, warmup) {
+  for (let i = 0; i < warmup; i++) await predict(name, [digit]);
+  let group = 0;
+  let start = performance.now();
+  while (performance.now() - start < 2) {
+    await predict(name, [digit]);
+    group++;
+  }
+  const times = [];
+  for (let i = 0; i < samples; i++) {
+    start = performance.now();
+    for (let j = 0; j < group; j++) await predict(name, [digit]);
+    times.push((performance.now() - start) / group);
+  }
+  return { inferences: samples * group, times: times.sort((a, b) => a - b) };
+}
+
 async function benchmark(samples = 100, warmup = 20) {
   const digit = state.testset.images[0];
   const results = {};
   for (const name of MODEL_NAMES) {
-    let start = performance.now();
-    for (let i = 0; i < warmup; i++) await predict(name, [digit]);
-    const estimate = Math.max((performance.now() - start) / warmup, 0.001);
-    const group = Math.max(1, Math.ceil(2 / estimate));
-    const times = [];
-    for (let i = 0; i < samples; i++) {
-      start = performance.now();
-      for (let j = 0; j < group; j++) await predict(name, [digit]);
-      times.push((performance.now() - start) / group);
-    }
-    times.sort((a, b) => a - b);
-    results[name] = {
-      inferences: samples * group, median_ms: percentile(times, 0.5), p95_ms: percentile(times, 0.95),
-    };
+    const { inferences, times } = await latencies(name, digit, samples, warmup);
+    results[name] = { inferences, median_ms: percentile(times, 0.5), p95_ms: percentile(times, 0.95) };
   }
   document.querySelector("#latency tbody").replaceChildren(...MODEL_NAMES.map((name) => {
     const row = document.createElement("tr");

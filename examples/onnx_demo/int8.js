@@ -1,6 +1,7 @@
 // The float32 and int8 (quantize="static") models side by side: file size,
 // latency of one digit and agreement on the test digits. Uses demo.js's
-// MODEL_NAMES, state and predict; window.demoInt8 exposes it to tests.
+// MODEL_NAMES, state, predict, latencies and percentile; window.demoInt8
+// exposes it to tests.
 "use strict";
 
 const int8Name = (name) => `${name}_int8`;
@@ -13,19 +14,8 @@ async function loadInt8() {
   }
 }
 
-// Median per-inference latency of one digit (groups of at least 2 ms, as the benchmark).
 async function medianLatency(name, digit, samples, warmup) {
-  let start = performance.now();
-  for (let i = 0; i < warmup; i++) await predict(name, [digit]);
-  const group = Math.max(1, Math.ceil(2 / Math.max((performance.now() - start) / warmup, 0.001)));
-  const times = [];
-  for (let i = 0; i < samples; i++) {
-    start = performance.now();
-    for (let j = 0; j < group; j++) await predict(name, [digit]);
-    times.push((performance.now() - start) / group);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return percentile((await latencies(name, digit, samples, warmup)).times, 0.5);
 }
 
 function accuracy(probabilities, labels) {
@@ -43,7 +33,7 @@ async function compareInt8(samples = 50, warmup = 10) {
                  median_ms: await medianLatency(name, images[0], samples, warmup) },
       int8: { bytes: state.info[name].int8.bytes, accuracy: accuracy(int8, labels),
               median_ms: await medianLatency(int8Name(name), images[0], samples, warmup) },
-      agreement: int8.filter((p, i) => argmax(p) === argmax(float32[i])).length / labels.length,
+      agreement: accuracy(int8, float32.map(argmax)),
     };
   }
   const rows = MODEL_NAMES.flatMap((name) => ["float32", "int8"].map((variant) => {

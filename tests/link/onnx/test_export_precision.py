@@ -55,6 +55,20 @@ def op_types(model):
     return {node.op_type for node in model.graph.node}
 
 
+def restated_defaults(model):
+    """``(operator, attribute)`` of every attribute set to its operator's default."""
+    opset = {o.domain: o.version for o in model.opset_import}
+    restated = []
+    for node in model.graph.node:
+        schema = onnx.defs.get_schema(node.op_type, opset[node.domain], node.domain)
+        restated += [
+            (node.op_type, a.name)
+            for a in node.attribute
+            if schema.attributes[a.name].default_value == a
+        ]
+    return restated
+
+
 def run(path, feeds):
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     return session.run(None, feeds)
@@ -109,6 +123,8 @@ def test_static_quantization_for_the_browser_has_no_integer_convolution(tmp_path
 
     assert "Conv" in op_types(model)
     assert not op_types(model) & {"ConvInteger", "MatMulInteger"}
+    # quant_pre_process writes out Conv's, Reshape's and ReduceSum's defaults
+    assert restated_defaults(model) == []
     assert precision_report(model).details["calibration_method"] == "percentile"
     [probabilities] = run(path, {"images": calibration[0][0]})
     np.testing.assert_allclose(probabilities.sum(-1), 1, rtol=1e-5)
@@ -123,6 +139,7 @@ def test_dynamic_quantization_quantizes_dense_layers_at_run_time(tmp_path):
     )
 
     assert {"DynamicQuantizeLinear", "MatMulInteger"} <= op_types(model)
+    assert restated_defaults(model) == []
     report = precision_report(path)
     assert report.data == "example_inputs" and report.batches == 1
     assert report.outputs[0].max_abs_error < 0.2

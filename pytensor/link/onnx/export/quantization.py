@@ -245,8 +245,10 @@ def feed_reader(feeds):
 
 def tidied(quantized: onnx.ModelProto, original: onnx.ModelProto) -> onnx.ModelProto:
     """``quantized`` with ``original``'s producer and metadata, without the
-    shapes and the unused opset imports the quantizer's passes added."""
+    shapes, the default-valued attributes and the unused opset imports the
+    quantizer's passes added."""
     del quantized.graph.value_info[:]
+    drop_default_attributes(quantized)
     used = {node.domain for node in quantized.graph.node} | {""}
     imports = [o for o in quantized.opset_import if o.domain in used]
     del quantized.opset_import[:]
@@ -259,3 +261,32 @@ def tidied(quantized: onnx.ModelProto, original: onnx.ModelProto) -> onnx.ModelP
     del quantized.metadata_props[:]
     quantized.metadata_props.extend(original.metadata_props)
     return quantized
+
+
+def drop_default_attributes(model: onnx.ModelProto):
+    """Remove the attributes that only restate their operator's default
+    (``quant_pre_process`` writes out every one: ``auto_pad="NOTSET"``,
+    ``ceil_mode=0``, ``alpha=1.0``, ...)."""
+    opsets = {onnx_domain(o.domain): o.version for o in model.opset_import}
+    for node in model.graph.node:
+        defaults = operator_defaults(node.op_type, onnx_domain(node.domain), opsets)
+        kept = [a for a in node.attribute if defaults.get(a.name) != a]
+        if len(kept) < len(node.attribute):
+            del node.attribute[:]
+            node.attribute.extend(kept)
+
+
+def operator_defaults(op_type, domain, opsets) -> dict[str, onnx.AttributeProto]:
+    try:
+        schema = onnx.defs.get_schema(op_type, opsets[domain], domain)
+    except (KeyError, onnx.defs.SchemaError):
+        return {}
+    return {
+        name: attribute.default_value
+        for name, attribute in schema.attributes.items()
+        if attribute.default_value.name
+    }
+
+
+def onnx_domain(domain):
+    return "" if domain == "ai.onnx" else domain
