@@ -7,7 +7,6 @@ import pytensor.link.onnx.dispatch.blas
 import pytensor.link.onnx.dispatch.blockwise
 import pytensor.link.onnx.dispatch.builders
 import pytensor.link.onnx.dispatch.complex
-import pytensor.link.onnx.dispatch.complex_order
 import pytensor.link.onnx.dispatch.composite
 import pytensor.link.onnx.dispatch.einsum
 import pytensor.link.onnx.dispatch.elemwise

@@ -1,11 +1,9 @@
 """Converters for ``Blockwise``: a core Op applied over broadcast batch dimensions.
 
-Core Ops with a natively batched ONNX form register it with
-`onnx_funcify_batched`; any other core Op that has a converter runs once per
-batch element in an ONNX ``Loop``.
+Core Ops with a natively batched ONNX form register it as their batched
+overload (``onnx_funcify.register(SomeOp, batched=True)``); any other core Op
+that has a converter runs once per batch element in an ONNX ``Loop``.
 """
-
-from functools import singledispatch
 
 import numpy as np
 from pytensor.graph.basic import Constant
@@ -30,17 +28,6 @@ def is_unbatched(var, n_batch_dims) -> bool:
     return all(var.type.broadcastable[:n_batch_dims])
 
 
-@singledispatch
-def onnx_funcify_batched(core_op, node, builder, inputs, **kwargs):
-    """Add the ONNX nodes computing the ``Blockwise`` ``node`` whose core Op is ``core_op``.
-
-    Register a converter for a core Op class whose batched form ONNX can
-    compute directly. The default runs the core Op's own converter once per
-    batch element in a ``Loop``.
-    """
-    return loop_over_batch(core_op, node, builder, inputs)
-
-
 RUNTIME_BROADCASTING = (
     "Runtime broadcasting not allowed. At least one input has a distinct batch "
     "dimension length of 1, but was not marked as broadcastable.\nIf broadcasting "
@@ -58,10 +45,14 @@ def onnx_funcify_Blockwise(op, node, builder, inputs, value_names=None, **kwargs
         RUNTIME_BROADCASTING,
         value_names,
     )
-    return onnx_funcify_batched(op.core_op, node=node, builder=builder, inputs=inputs)
+    core_op = op.core_op
+    if not onnx_funcify.has(type(core_op), batched=True):
+        return loop_over_batch(core_op, node, builder, inputs)
+    convert = onnx_funcify.dispatch(type(core_op), batched=True)
+    return convert(core_op, node=node, builder=builder, inputs=inputs)
 
 
-@onnx_funcify_batched.register(Dot)
+@onnx_funcify.register(Dot, batched=True)
 def onnx_funcify_batched_Dot(core_op, node, builder, inputs, **kwargs):
     # ONNX MatMul broadcasts the batch dimensions of stacks of matrices
     dtype = output_dtype(node)

@@ -15,7 +15,6 @@ from pytensor.link.onnx.dispatch.blockwise import (
     broadcast_batch_shape,
     core_node_of,
     flatten_batch,
-    onnx_funcify_batched,
 )
 from pytensor.link.onnx.dispatch.scalar import output_dtype
 from pytensor.link.onnx.dispatch.variables import UNSUPPORTED_OP_REASONS
@@ -65,7 +64,7 @@ def register_stacked(*op_classes):
 
         for op_class in op_classes:
             onnx_funcify.register(op_class)(convert_core)
-            onnx_funcify_batched.register(op_class)(convert_batched)
+            onnx_funcify.register(op_class, batched=True)(convert_batched)
         return convert
 
     return register
@@ -83,7 +82,7 @@ def register_unsupported(op_class, reason: str):
 
     UNSUPPORTED_OP_REASONS[op_class] = reason
     onnx_funcify.register(op_class)(raise_unsupported)
-    onnx_funcify_batched.register(op_class)(raise_unsupported)
+    onnx_funcify.register(op_class, batched=True)(raise_unsupported)
 
 
 def float_output_dtype(node):
