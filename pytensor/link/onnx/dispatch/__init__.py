@@ -14,7 +14,7 @@ import pytensor.link.onnx.dispatch.extra_ops
 import pytensor.link.onnx.dispatch.fft
 import pytensor.link.onnx.dispatch.ifelse
 import pytensor.link.onnx.dispatch.math
-import pytensor.link.onnx.dispatch.nlinalg
+import pytensor.link.onnx.dispatch.linalg
 import pytensor.link.onnx.dispatch.pad
 import pytensor.link.onnx.dispatch.random
 import pytensor.link.onnx.dispatch.scalar
@@ -22,7 +22,6 @@ import pytensor.link.onnx.dispatch.scalar_loop
 import pytensor.link.onnx.dispatch.scan
 import pytensor.link.onnx.dispatch.shape
 import pytensor.link.onnx.dispatch.signal
-import pytensor.link.onnx.dispatch.slinalg
 import pytensor.link.onnx.dispatch.sort
 import pytensor.link.onnx.dispatch.special
 import pytensor.link.onnx.dispatch.subtensor
