@@ -1,9 +1,10 @@
 """The directives of the supported-Op page, computed when the docs are built.
 
-``supported-ops`` lists the converters of the ``onnx_funcify`` registry by the
-dispatch module that registers them. ``backend-coverage`` lists every Op class
-that PyTensor's JAX or Numba backend converts (and every one that ours does)
-with its ONNX status; ``backend-coverage-summary`` counts them.
+``supported-ops`` lists the converters of the ``onnx_funcify`` registry, with
+its complex and batched overloads, by the module that defines them.
+``backend-coverage`` lists every Op class that PyTensor's JAX or Numba backend
+converts (and every one that ours does) with its ONNX status;
+``backend-coverage-summary`` counts them.
 
 The Numba registry is read after importing its dispatch modules. The JAX one
 cannot be (jax is not a dependency): its ``jax_funcify.register(X)`` calls are
@@ -36,17 +37,37 @@ def class_path(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def registered_ops():
-    """Map each dispatch module to ``(Op class path, converter name)`` pairs."""
+SLOT_DESCRIPTIONS = {
+    "real": "real values",
+    "complex": "complex values",
+    "batched": "``Blockwise``",
+}
+
+
+def is_graph_op(cls) -> bool:
+    """Whether ``cls`` is an Op users' graphs hold, not one the graph
+    conversion makes for itself (``fusions.ConversionOnlyOp``)."""
     from pytensor.graph.op import Op
 
+    from pytensor.link.onnx.fusions import ConversionOnlyOp
+
+    return (
+        isinstance(cls, type)
+        and issubclass(cls, Op)
+        and not issubclass(cls, ConversionOnlyOp)
+    )
+
+
+def registered_ops():
+    """Map each module of a converter to ``(Op class path, converter name,
+    slot description)`` triples, for every slot of the ``onnx_funcify`` registry."""
     from pytensor.link.onnx.dispatch import onnx_funcify
 
     by_module = defaultdict(list)
-    for cls, converter in onnx_funcify.registry.items():
-        if isinstance(cls, type) and issubclass(cls, Op):
+    for slot, cls, converter in onnx_funcify.entries():
+        if is_graph_op(cls):
             by_module[converter.__module__].append(
-                (class_path(cls), converter.__name__)
+                (class_path(cls), converter.__name__, SLOT_DESCRIPTIONS[slot])
             )
     return {module: sorted(ops) for module, ops in sorted(by_module.items())}
 
@@ -154,6 +175,8 @@ def always_raises(converter) -> bool:
     except (OSError, TypeError):
         return False
     [function] = ast.parse(source).body
+    if not isinstance(function, ast.FunctionDef):
+        return False
     body = function.body
     if (
         body
@@ -310,7 +333,10 @@ def backend_coverage(reasons: tuple[tuple[str, str], ...] | None = None) -> Cove
     def converter_module(cls):
         converter = onnx_funcify.dispatch(cls)
         if converter is default or always_raises(converter):
-            return None
+            if not onnx_funcify.has(cls, complex=True):
+                return None
+            # an Op for complex numbers only (Real, Complex...)
+            converter = onnx_funcify.dispatch(cls, complex=True)
         return converter.__module__
 
     def reason(path):
@@ -325,9 +351,7 @@ def backend_coverage(reasons: tuple[tuple[str, str], ...] | None = None) -> Cove
         class_path(cls): cls for cls in numba_funcify.registry if cls is not object
     }
     onnx = {
-        class_path(cls): cls
-        for cls in onnx_funcify.registry
-        if cls is not object and issubclass(cls, Op)
+        class_path(cls): cls for _, cls, _ in onnx_funcify.entries() if is_graph_op(cls)
     }
     jax_classes, numba_classes = set(jax.values()), set(numba.values())
     registered = jax_classes | numba_classes | set(onnx.values())
@@ -479,13 +503,18 @@ class SupportedOps(SphinxDirective):
                 "",
                 ".. list-table::",
                 "   :header-rows: 1",
-                "   :widths: 3 2",
+                "   :widths: 5 3 2",
                 "",
                 "   * - Op class",
                 "     - Converter",
+                "     - Of",
             ]
-            for op, converter in ops:
-                lines += [f"   * - ``{op}``", f"     - ``{converter}``"]
+            for op, converter, slot in ops:
+                lines += [
+                    f"   * - ``{op}``",
+                    f"     - ``{converter}``",
+                    f"     - {slot}",
+                ]
             lines.append("")
         return self.parse_text_to_nodes("\n".join(lines))
 

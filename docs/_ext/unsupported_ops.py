@@ -13,7 +13,6 @@ NOT_YET = (
     "not converted yet: ONNX has no operator for it, and no converter composes "
     "it from ONNX operators."
 )
-COMPLEX = "an Op for complex numbers, which the ONNX backend does not support."
 SPARSE = (
     "sparse matrices. No operator of the standard ONNX opsets takes or returns "
     "a sparse tensor: ONNX has them only as constant initializers, and "
@@ -30,12 +29,6 @@ REASONS = {
     "pytensor.scalar.basic.ScalarOp": (
         "no converter for the base class: each scalar Op needs its own."
     ),
-    "pytensor.scalar.basic.Angle": COMPLEX,
-    "pytensor.scalar.basic.Complex": COMPLEX,
-    "pytensor.scalar.basic.ComplexFromPolar": COMPLEX,
-    "pytensor.scalar.basic.Conj": COMPLEX,
-    "pytensor.scalar.basic.Imag": COMPLEX,
-    "pytensor.scalar.basic.Real": COMPLEX,
     "pytensor.scalar.math.Hyp2F1": NOT_YET,
     "pytensor.sparse.*": SPARSE,
 }

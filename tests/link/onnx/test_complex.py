@@ -4,12 +4,14 @@ import warnings
 import numpy as np
 import onnxruntime as ort
 import pytensor.scalar as ps
+import pytensor.scalar.basic as scalar_basic
 import pytensor.tensor as pt
 import pytest
 from pytensor.tensor.elemwise import Elemwise
 
 import pytensor
 from pytensor.link.onnx import export_onnx
+from pytensor.link.onnx.dispatch import onnx_funcify
 from tests.link.onnx.utils import (
     COMPLEX_DTYPES,
     close,
@@ -563,3 +565,52 @@ def test_complex64_is_accurate_next_to_the_poles_of_tan():
     exact = np.tan(value.astype("complex128"))
     for result in (fn(value)[0], -1j * fn(value)[1]):
         np.testing.assert_allclose(result, exact, rtol=2e-7)
+
+
+def scalar_ops_with_complex_overloads():
+    return sorted(
+        {
+            cls
+            for slot, cls, _ in onnx_funcify.entries()
+            if slot == "complex" and issubclass(cls, ps.ScalarOp)
+        },
+        key=lambda cls: cls.__name__,
+    )
+
+
+def scalar_op_instance(cls):
+    if cls is ps.Cast:
+        return ps.convert_to_complex64
+    return next(op for op in vars(scalar_basic).values() if type(op) is cls)
+
+
+def test_every_scalar_op_with_a_complex_overload_converts():
+    # the supported-Ops page lists these as converting (through the registry)
+    scalar_ops = scalar_ops_with_complex_overloads()
+    assert {
+        ps.Real,
+        ps.Imag,
+        ps.Conj,
+        ps.Angle,
+        ps.Complex,
+        ps.ComplexFromPolar,
+    } <= set(scalar_ops)
+    z, w = (pt.vector(name, dtype="complex128") for name in "zw")
+    x, y = (pt.vector(name, dtype="float64") for name in "xy")
+    outputs = []
+    for cls in scalar_ops:
+        op = scalar_op_instance(cls)
+        operands = (x, y) if cls in (ps.Complex, ps.ComplexFromPolar) else (z, w)
+        outputs.append(Elemwise(op)(*operands[: op.nin if op.nin > 0 else 2]))
+    rng = np.random.default_rng(0)
+    values = [
+        *(complex_values(rng, (4,), "complex128") for _ in range(2)),
+        *rng.uniform(0.1, 2.0, (2, 4)),
+    ]
+    compare_onnx_and_py(
+        [z, w, x, y],
+        outputs,
+        values,
+        assert_fn=close("complex64"),
+        onnx_mode=no_rewrites,
+    )

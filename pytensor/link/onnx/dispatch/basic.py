@@ -11,7 +11,8 @@ from pytensor.raise_op import CheckAndRaise
 
 import onnx
 from pytensor.link.onnx.builder import DEFAULT_OPSET, ONNXGraphBuilder, at_opset
-from pytensor.link.onnx.complex_pairs import as_real_pairs, is_complex
+from pytensor.link.onnx.complex_pairs import as_real_pairs
+from pytensor.link.onnx.dispatch.registry import convert_node, onnx_funcify
 from pytensor.link.onnx.dispatch.variables import (
     INDEX_VALUE_TYPES,
     RANDOM_GENERATOR_OPS,
@@ -47,33 +48,6 @@ def onnx_typify_array(data, dtype=None, **kwargs):
     if array.dtype.kind == "c":
         return as_real_pairs(array, dtype)
     return np.asarray(array, dtype=dtype)
-
-
-@singledispatch
-def onnx_funcify(op, node=None, builder=None, inputs=None, **kwargs):
-    """Add the ONNX nodes computing ``node`` and return the names of its outputs.
-
-    Handlers are registered per ``Op`` (or ``ScalarOp``) class. They receive
-    the PyTensor ``node``, the ``ONNXGraphBuilder`` of the model being built
-    and the ONNX value names of the node's inputs, and return one ONNX value
-    name per output of ``node``.
-    """
-    raise NotImplementedError(f"No ONNX conversion for the Op {op}")
-
-
-@singledispatch
-def onnx_funcify_complex(op, node=None, builder=None, inputs=None, **kwargs):
-    """`onnx_funcify` for the nodes that take or return complex values.
-
-    A complex value is held as the real pair of its parts along a trailing
-    axis of length 2 (see `pytensor.link.onnx.dispatch.complex`): an Op's
-    ordinary converter would misread it, so only the Ops registered here
-    accept complex values. An Op the backend refuses anyway gives its reason.
-    """
-    raise NotImplementedError(
-        unsupported_reason(op)
-        or f"complex values are not supported by the Op {op} in the ONNX backend"
-    )
 
 
 def register_all(op_classes):
@@ -296,16 +270,8 @@ def onnx_funcify_FunctionGraph(
                 )
             ]
         if not node_failures:
-            involves_complex = any(map(is_complex, node.inputs + node.outputs))
-            funcify = onnx_funcify_complex if involves_complex else onnx_funcify
             try:
-                output_values = funcify(
-                    node.op,
-                    node=node,
-                    builder=builder,
-                    inputs=inputs,
-                    value_names=names,
-                )
+                output_values = convert_node(node, builder, inputs, value_names=names)
             except NotImplementedError as err:
                 message = unsupported_message(node, str(err))
                 node_failures = [

@@ -1,47 +1,29 @@
 """Converters for ``Blockwise``: a core Op applied over broadcast batch dimensions.
 
-Core Ops with a natively batched ONNX form register it with
-`onnx_funcify_batched`; any other core Op that has a converter runs once per
-batch element in an ONNX ``Loop``.
+Core Ops with a natively batched ONNX form register it as their batched
+overload (``onnx_funcify.register(SomeOp, batched=True)``); any other core Op
+that has a converter runs once per batch element in an ONNX ``Loop``.
 """
 
-from functools import singledispatch
-
-import numpy as np
 from pytensor.graph.basic import Constant
-from pytensor.tensor.basic import constant, get_underlying_scalar_constant_value
 from pytensor.tensor.blockwise import Blockwise
-from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.math import Dot
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.batches import (
+    batch_ndim,
+    broadcast_batch_shape,
+    core_node_of,
+    drop_batch_dims,
+    flatten_batch,
+    is_unbatched,
+)
 from pytensor.link.onnx.dispatch.lengths import (
     RUNTIME_BATCH_BROADCASTING,
     require_same_lengths,
 )
 from pytensor.link.onnx.dispatch.operands import cast_all, output_dtype
 from pytensor.link.onnx.numerics.matmul import matmul
-
-
-def batch_ndim(node) -> int:
-    """The number of batch dimensions of the ``Blockwise`` ``node``."""
-    return node.op.batch_ndim(node)
-
-
-def is_unbatched(var, n_batch_dims) -> bool:
-    """Whether all batch dimensions of ``var`` are broadcastable (of length 1)."""
-    return all(var.type.broadcastable[:n_batch_dims])
-
-
-@singledispatch
-def onnx_funcify_batched(core_op, node, builder, inputs, **kwargs):
-    """Add the ONNX nodes computing the ``Blockwise`` ``node`` whose core Op is ``core_op``.
-
-    Register a converter for a core Op class whose batched form ONNX can
-    compute directly. The default runs the core Op's own converter once per
-    batch element in a ``Loop``.
-    """
-    return loop_over_batch(core_op, node, builder, inputs)
 
 
 @onnx_funcify.register(Blockwise)
@@ -54,84 +36,20 @@ def onnx_funcify_Blockwise(op, node, builder, inputs, value_names=None, **kwargs
         RUNTIME_BATCH_BROADCASTING,
         value_names,
     )
-    return onnx_funcify_batched(op.core_op, node=node, builder=builder, inputs=inputs)
+    core_op = op.core_op
+    if not onnx_funcify.has(type(core_op), batched=True):
+        return loop_over_batch(core_op, node, builder, inputs)
+    convert = onnx_funcify.dispatch(type(core_op), batched=True)
+    return convert(core_op, node=node, builder=builder, inputs=inputs)
 
 
-@onnx_funcify_batched.register(Dot)
+@onnx_funcify.register(Dot, batched=True)
 def onnx_funcify_batched_Dot(core_op, node, builder, inputs, **kwargs):
     # ONNX MatMul broadcasts the batch dimensions of stacks of matrices
     dtype = output_dtype(node)
     x, y = cast_all(builder, node, inputs, dtype)
     ndim = node.outputs[0].type.ndim
     return [matmul(builder, x, y, dtype, ndim, ndim)]
-
-
-def unbatched_constant(var, n_batch_dims):
-    """The value of ``var`` without its batch dimensions if it is constant, else None."""
-    if not is_unbatched(var, n_batch_dims):
-        return None
-    if isinstance(var, Constant):
-        return np.asarray(var.data).reshape(var.type.shape[n_batch_dims:])
-    if var.type.ndim == n_batch_dims:
-        try:
-            return get_underlying_scalar_constant_value(var)
-        except NotScalarConstantError:
-            return None
-    return None
-
-
-def core_node_of(node):
-    """The core Op applied to one batch element of the inputs of ``node``.
-
-    Constant inputs without batch dimensions stay constant, so that the core
-    Op's converter can read them (a sort axis, a convolution mode).
-    """
-    n_batch_dims = batch_ndim(node)
-    core_inputs = []
-    for var in node.inputs:
-        data = unbatched_constant(var, n_batch_dims)
-        if data is not None:
-            core_inputs.append(constant(data, dtype=var.type.dtype))
-        else:
-            core_inputs.append(var.type.clone(shape=var.type.shape[n_batch_dims:])())
-    return node.op.core_op.make_node(*core_inputs)
-
-
-def broadcast_batch_shape(builder, node, inputs):
-    """The batch shape of the outputs of ``node``, an int64 vector."""
-    n_batch_dims = batch_ndim(node)
-    static_shape = node.outputs[0].type.shape[:n_batch_dims]
-    if None not in static_shape:
-        return builder.constant(static_shape, "int64", hint="batch_shape")
-    one = builder.constant(1, "int64", hint="one")
-    shape = None
-    for name, var in zip(inputs, node.inputs, strict=True):
-        if is_unbatched(var, n_batch_dims):
-            continue
-        own = builder.add("Shape", [name], end=n_batch_dims, hint="batch_shape")
-        if shape is None:
-            shape = own
-        else:
-            is_one = builder.add("Equal", [shape, one])
-            shape = builder.add("Where", [is_one, own, shape], hint="batch_shape")
-    return shape
-
-
-def flatten_batch(builder, x, var, n_batch_dims, batch_shape, batch_size):
-    """``x`` broadcast to ``batch_shape`` and with its batch dimensions merged into one."""
-    core_shape = builder.add("Shape", [x], start=n_batch_dims, hint="core_shape")
-    if any(var.type.broadcastable[:n_batch_dims]):
-        full_shape = builder.add("Concat", [batch_shape, core_shape], axis=0)
-        x = builder.add("Expand", [x, full_shape], hint="broadcast")
-    flat_shape = builder.add("Concat", [batch_size, core_shape], axis=0)
-    return builder.add("Reshape", [x, flat_shape], allowzero=1, hint="flat_batch")
-
-
-def drop_batch_dims(builder, x, n_batch_dims):
-    if n_batch_dims == 0:
-        return x
-    axes = builder.constant(list(range(n_batch_dims)), "int64")
-    return builder.add("Squeeze", [x, axes], hint="core")
 
 
 def loop_over_batch(core_op, node, builder, inputs):

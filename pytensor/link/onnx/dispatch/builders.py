@@ -13,11 +13,11 @@ the outer graph accepted as taking generators.
 
 from pytensor.compile.builders import OpFromGraph
 
-from pytensor.link.onnx.dispatch.basic import onnx_funcify, onnx_funcify_complex
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.inner_graphs import convert_inner_graph
 
 
 @onnx_funcify.register(OpFromGraph)
-@onnx_funcify_complex.register(OpFromGraph)
+@onnx_funcify.register(OpFromGraph, complex=True)
 def onnx_funcify_OpFromGraph(op, node, builder, inputs, **kwargs):
     return convert_inner_graph(builder, op.inner_inputs, op.inner_outputs, inputs)

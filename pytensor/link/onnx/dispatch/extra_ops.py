@@ -29,12 +29,11 @@ from pytensor.link.onnx.numerics.cumulative import (
 )
 from pytensor.link.onnx.numerics.indexing import bounded_index, require_in_range
 from pytensor.link.onnx.numerics.sorting import (
-    group_counts,
-    group_of_each_element,
     group_starts,
     lexicographic_order,
     searchsorted,
     stable_argsort,
+    unique_outputs,
 )
 from pytensor.link.onnx.value import (
     Value,
@@ -140,19 +139,6 @@ def onnx_funcify_Unique(op, node, builder, inputs, **kwargs):
     if by_rows:
         uniques = rows_to_subarrays(uniques, moved, permutation)
     return unique_outputs(op, uniques, order, is_start)
-
-
-def unique_outputs(op: Unique, uniques: Value, order: Value, is_start: Value):
-    """The outputs of ``op`` given the ``uniques``, the stable sorting
-    ``order`` and where in it each group of equal elements starts."""
-    outputs = [uniques]
-    if op.return_index:
-        outputs.append(order.apply("Compress", order, is_start, axis=0))
-    if op.return_inverse:
-        outputs.append(group_of_each_element(is_start, order))
-    if op.return_counts:
-        outputs.append(group_counts(is_start))
-    return [output.name for output in outputs]
 
 
 def argsort(x: Value) -> Value:

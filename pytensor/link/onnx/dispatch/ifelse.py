@@ -17,7 +17,7 @@ other, so that its nodes move into the branch too.
 
 from pytensor.ifelse import IfElse
 
-from pytensor.link.onnx.dispatch.basic import onnx_funcify, onnx_funcify_complex
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.variables import value_type
 
 
@@ -43,7 +43,7 @@ def branch_values(values, checks, true, n_before: int, n_after: int):
 
 
 @onnx_funcify.register(IfElse)
-@onnx_funcify_complex.register(IfElse)
+@onnx_funcify.register(IfElse, complex=True)
 def onnx_funcify_IfElse(op, node, builder, inputs, **kwargs):
     condition, *values = inputs
     condition = builder.cast(condition, node.inputs[0].type.dtype, "bool")

@@ -6,12 +6,10 @@ Shared by the converter modules, which import nothing from each other.
 
 from pytensor.graph.traversal import io_toposort
 
-from pytensor.link.onnx.complex_pairs import is_complex
 from pytensor.link.onnx.dispatch.basic import (
+    convert_node,
     convert_nodes,
     deferring_branch_checks,
-    onnx_funcify,
-    onnx_funcify_complex,
     onnx_typify,
 )
 from pytensor.link.onnx.dispatch.variables import (
@@ -65,9 +63,7 @@ def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
                     raise NotImplementedError(reason)
             if failure := random_generator_failure(node):
                 raise NotImplementedError(failure.reason)
-            involves_complex = any(map(is_complex, node.inputs + node.outputs))
-            funcify = onnx_funcify_complex if involves_complex else onnx_funcify
-            return funcify(node.op, node=node, builder=builder, inputs=inputs)
+            return convert_node(node, builder, inputs)
         except NotImplementedError as err:
             raise NotImplementedError(
                 f"its inner graph computes {node.outputs[0]} with the Op {node.op} "

@@ -6,6 +6,7 @@ Shared by the converter modules, which import nothing from each other.
 
 import weakref
 
+import numpy as np
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.math import Dot
 from pytensor.tensor.type import TensorType
@@ -213,3 +214,20 @@ def root(equal_lengths, source):
     while source in equal_lengths:
         source = equal_lengths[source]
     return source
+
+
+def reduced_axes(axis, ndim) -> tuple[int, ...]:
+    return tuple(range(ndim)) if axis is None else tuple(axis)
+
+
+def static_length(var, axes):
+    """The number of elements reduced over ``axes`` of ``var`` if known statically."""
+    lengths = [var.type.shape[axis] for axis in axes]
+    return None if None in lengths else int(np.prod(lengths, dtype="int64"))
+
+
+def require_not_empty(builder, node, x: Value, axes, message):
+    """Make the function raise ``ValueError(message)`` if ``axes`` of ``x`` (the
+    value of ``node.inputs[0]``) may be empty and are."""
+    if builder.keep_checks and static_length(node.inputs[0], axes) in (None, 0):
+        builder.require(x.shape().take(list(axes), 0) > 0, ValueError, message)

@@ -4,7 +4,12 @@ from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import Argmax, Dot, MulWithoutZeros
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.lengths import require_equal_lengths
+from pytensor.link.onnx.dispatch.lengths import (
+    reduced_axes,
+    require_equal_lengths,
+    require_not_empty,
+    static_length,
+)
 from pytensor.link.onnx.dispatch.operands import (
     apply_in,
     cast_all,
@@ -22,24 +27,7 @@ from pytensor.link.onnx.numerics.reductions import (
     sequential_float_product,
 )
 from pytensor.link.onnx.passes.dense_layers import GEMM_DTYPES, GEMM_PRODUCT
-from pytensor.link.onnx.value import Value, where
-
-
-def reduced_axes(axis, ndim) -> tuple[int, ...]:
-    return tuple(range(ndim)) if axis is None else tuple(axis)
-
-
-def static_length(var, axes):
-    """The number of elements reduced over ``axes`` of ``var`` if known statically."""
-    lengths = [var.type.shape[axis] for axis in axes]
-    return None if None in lengths else int(np.prod(lengths, dtype="int64"))
-
-
-def require_not_empty(builder, node, x: Value, axes, message):
-    """Make the function raise ``ValueError(message)`` if ``axes`` of ``x`` (the
-    value of ``node.inputs[0]``) may be empty and are."""
-    if builder.keep_checks and static_length(node.inputs[0], axes) in (None, 0):
-        builder.require(x.shape().take(list(axes), 0) > 0, ValueError, message)
+from pytensor.link.onnx.value import where
 
 
 # CAReduce converters: (builder, node, x, axes) -> (result, its dtype), with

@@ -5,12 +5,13 @@ Shared by the converter modules, which import nothing from each other.
 """
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 from pytensor.graph.basic import Constant
 from pytensor.tensor.basic import get_underlying_scalar_constant_value
 from pytensor.tensor.exceptions import NotScalarConstantError
 
 from pytensor.link.onnx.kernels import widened_kernel_dtype
-from pytensor.link.onnx.value import Value
+from pytensor.link.onnx.value import Value, along_runtime_axis
 
 
 def input_dtypes(node):
@@ -77,3 +78,17 @@ def constant_orders(node) -> np.ndarray | None:
         except NotScalarConstantError:
             return None
     return np.asarray(orders)
+
+
+def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
+    """``sort_along(axis)`` (a value name) for the axis input of a ``SortOp``
+    or ``ArgSortOp`` node: a constant, or one chosen at run time."""
+    x_var, axis_var = node.inputs
+    ndim = x_var.type.ndim
+    if isinstance(axis_var, Constant):
+        return sort_along(normalize_axis_index(int(axis_var.data), ndim))
+    axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
+    [result] = along_runtime_axis(
+        axis, ndim, lambda k: [builder.value(sort_along(k), dtype)]
+    )
+    return result.name

@@ -27,7 +27,6 @@ from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.signal.conv import Convolve1d, Convolve2d
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.blockwise import onnx_funcify_batched
 from pytensor.link.onnx.dispatch.lengths import (
     RUNTIME_BATCH_BROADCASTING,
     require_same_lengths,
@@ -139,8 +138,8 @@ def onnx_funcify_Convolve(op, node, builder, inputs, **kwargs):
     return [convolve(builder, node, inputs, 0, op.ndim)]
 
 
-@onnx_funcify_batched.register(Convolve1d)
-@onnx_funcify_batched.register(Convolve2d)
+@onnx_funcify.register(Convolve1d, batched=True)
+@onnx_funcify.register(Convolve2d, batched=True)
 def onnx_funcify_batched_Convolve(core_op, node, builder, inputs, **kwargs):
     n_batch = node.outputs[0].type.ndim - core_op.ndim
     return [convolve(builder, node, inputs, n_batch, core_op.ndim)]

@@ -5,28 +5,12 @@ is ``numpy.argsort(kind="stable")``.
 """
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index
-from pytensor.graph.basic import Constant
 from pytensor.tensor.sort import ArgSortOp, SortOp
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
 from pytensor.link.onnx.dispatch.lengths import dim_size
+from pytensor.link.onnx.dispatch.operands import along_sort_axis
 from pytensor.link.onnx.numerics.sorting import sort_key, stable_argsort
-from pytensor.link.onnx.value import along_runtime_axis
-
-
-def along_sort_axis(builder, node, inputs, sort_along, dtype) -> str:
-    """``sort_along(axis)`` (a value name) for the axis input of a ``SortOp``
-    or ``ArgSortOp`` node: a constant, or one chosen at run time."""
-    x_var, axis_var = node.inputs
-    ndim = x_var.type.ndim
-    if isinstance(axis_var, Constant):
-        return sort_along(normalize_axis_index(int(axis_var.data), ndim))
-    axis = builder.value(inputs[1], axis_var.type.dtype).cast("int64")
-    [result] = along_runtime_axis(
-        axis, ndim, lambda k: [builder.value(sort_along(k), dtype)]
-    )
-    return result.name
 
 
 @onnx_funcify.register(ArgSortOp)

@@ -1,7 +1,7 @@
 """Discrete Fourier transforms of PyTensor's FFT Ops, from ONNX's ``DFT``.
 
 Complex values are real pairs along a trailing axis (see
-`pytensor.link.onnx.numerics.complex`), which ``DFT`` reads and writes
+`pytensor.link.onnx.numerics.complex.arithmetic`), which ``DFT`` reads and writes
 natively. onnxruntime's inverse ``DFT`` loses precision (about 1e-8 relative
 in float64 at lengths that are not powers of 2), so inverse transforms go
 through forward ones: ``inverse(z) = conj(DFT(conj(z)))``, unnormalized.
@@ -9,7 +9,7 @@ through forward ones: ``inverse(z) = conj(DFT(conj(z)))``, unnormalized.
 
 import numpy as np
 
-from pytensor.link.onnx.numerics.complex import real
+from pytensor.link.onnx.numerics.complex.arithmetic import real
 from pytensor.link.onnx.value import Value, arange, concat, maximum
 
 

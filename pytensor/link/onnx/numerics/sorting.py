@@ -8,6 +8,7 @@ after every other value, as in NumPy.
 """
 
 import numpy as np
+from pytensor.tensor.extra_ops import Unique
 
 from pytensor.link.onnx.kernels import widened_kernel_dtype
 from pytensor.link.onnx.numerics.ordered_dtypes import ordered
@@ -191,3 +192,16 @@ def stable_argsort(builder, x, dtype, axis):
     is_nan_in_order = builder.add("GatherElements", [is_nan, order], axis=axis)
     nan_last = ascending_order(builder, is_nan_in_order, axis)
     return builder.add("GatherElements", [order, nan_last], axis=axis, hint="argsort")
+
+
+def unique_outputs(op: Unique, uniques: Value, order: Value, is_start: Value):
+    """The outputs of ``op`` given the ``uniques``, the stable sorting
+    ``order`` and where in it each group of equal elements starts."""
+    outputs = [uniques]
+    if op.return_index:
+        outputs.append(order.apply("Compress", order, is_start, axis=0))
+    if op.return_inverse:
+        outputs.append(group_of_each_element(is_start, order))
+    if op.return_counts:
+        outputs.append(group_counts(is_start))
+    return [output.name for output in outputs]

@@ -1,29 +1,25 @@
-"""What the converters of `~pytensor.link.onnx.dispatch.slinalg` and
-`~pytensor.link.onnx.dispatch.nlinalg` share: registration of an Op and its
-``Blockwise`` in one, dtypes, and the checks of their inputs.
+"""What the linear-algebra converters share: registration of an Op and its
+``Blockwise`` in one, dtypes, the checks of their inputs and the shapes of
+right-hand sides.
 
 The algorithms of `pytensor.link.onnx.numerics.linalg` run on a stack of the
 core Op's inputs: a stack of one for the core Op alone, and one per batch
 element for its ``Blockwise``.
 """
 
+from functools import wraps
+
 import numpy as np
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
-from pytensor.link.onnx.dispatch.blockwise import (
+from pytensor.link.onnx.dispatch.batches import (
     batch_ndim,
     broadcast_batch_shape,
     core_node_of,
     flatten_batch,
-    onnx_funcify_batched,
 )
 from pytensor.link.onnx.dispatch.operands import output_dtype
 from pytensor.link.onnx.dispatch.variables import UNSUPPORTED_OP_REASONS
-from pytensor.link.onnx.numerics.linalg.decomposition.eigen import (
-    generalized_eigen,
-    jacobi_eigen,
-)
-from pytensor.link.onnx.numerics.linalg.stacks import symmetric_from
 from pytensor.link.onnx.value import Value, concat, minimum
 
 
@@ -36,6 +32,7 @@ def register_stacked(*op_classes):
     """
 
     def register(convert):
+        @wraps(convert)
         def convert_core(op, node, builder, inputs, **kwargs):
             stacks = [
                 builder.value(name, var.type.dtype).unsqueeze([0])
@@ -43,6 +40,7 @@ def register_stacked(*op_classes):
             ]
             return [output.squeeze([0]).name for output in convert(op, node, *stacks)]
 
+        @wraps(convert)
         def convert_batched(core_op, node, builder, inputs, **kwargs):
             n_batch_dims = batch_ndim(node)
             batch_shape = broadcast_batch_shape(builder, node, inputs)
@@ -65,7 +63,7 @@ def register_stacked(*op_classes):
 
         for op_class in op_classes:
             onnx_funcify.register(op_class)(convert_core)
-            onnx_funcify_batched.register(op_class)(convert_batched)
+            onnx_funcify.register(op_class, batched=True)(convert_batched)
         return convert
 
     return register
@@ -83,7 +81,7 @@ def register_unsupported(op_class, reason: str):
 
     UNSUPPORTED_OP_REASONS[op_class] = reason
     onnx_funcify.register(op_class)(raise_unsupported)
-    onnx_funcify_batched.register(op_class)(raise_unsupported)
+    onnx_funcify.register(op_class, batched=True)(raise_unsupported)
 
 
 def float_output_dtype(node):
@@ -116,32 +114,57 @@ def check_square(a: Value, var, message, exception_type=ValueError) -> Value:
     return a.slice(0, n, axis=1).slice(0, n, axis=2)
 
 
-def static_size(var) -> int | None:
+def static_order(var) -> int | None:
     """The static number of rows of the square matrices ``var``, if both of
     their lengths are static and equal."""
     rows, columns = var.type.shape[-2:]
     return rows if rows is not None and rows == columns else None
 
 
-NOT_POSITIVE_DEFINITE_B = (
-    "The leading minor of b is not positive definite. The factorization of b "
-    "could not be completed and no eigenvalues or eigenvectors were computed."
-)
+NON_SQUARE = "Last 2 dimensions of the array must be square"
 
 
-def checked_generalized_eigen(a: Value, b: Value, lower: bool):
-    """`generalized_eigen`, raising ``LinAlgError`` if ``b`` is not positive definite."""
-    eigenvalues, eigenvectors, failed = generalized_eigen(a, b, lower)
-    a.builder.require(~failed, np.linalg.LinAlgError, NOT_POSITIVE_DEFINITE_B)
-    return eigenvalues, eigenvectors
+def square_input(node, a: Value, input_dtype) -> Value:
+    """``a`` in ``input_dtype``, checked to be square as NumPy does."""
+    a = a.cast(input_dtype)
+    return check_square(a, node.inputs[0], NON_SQUARE, np.linalg.LinAlgError)
 
 
-def symmetric_eigen(op, node, a, b=None):
-    """``(eigenvalues, eigenvectors)`` of an ``Eigh``-like node, in the output dtype."""
+def is_wide(var) -> bool:
+    """Whether the matrix ``var`` statically has fewer rows than columns."""
+    rows, columns = var.type.shape[-2:]
+    return rows is not None and columns is not None and rows < columns
+
+
+def square_matrix(x: Value, n_leading: int, ndim: int):
+    """``x`` reshaped to the ``(1, p, q)`` matrix of its first ``n_leading`` axes
+    by the others, and the shapes of both groups of axes."""
+    leading, trailing = x.shape(0, n_leading), x.shape(n_leading, ndim)
+    sizes = [part.prod([0]) for part in (leading, trailing)]
+    return x.reshape(concat([x.indices([1]), *sizes], axis=0)), leading, trailing
+
+
+def float_inputs(builder, node, inputs):
+    """The ``inputs`` of ``node`` as values of its (float) output dtype."""
+    dtype = float_output_dtype(node)
+    return [
+        builder.value(name, var.type.dtype).cast(dtype)
+        for name, var in zip(inputs, node.inputs, strict=True)
+    ]
+
+
+def as_columns(b: Value, b_ndim: int) -> Value:
+    """The stack of right-hand sides ``b`` as matrices (vectors become columns)."""
+    return b if b_ndim == 2 else b.unsqueeze([2])
+
+
+def as_given(x: Value, b_ndim: int) -> Value:
+    return x if b_ndim == 2 else x.squeeze([2])
+
+
+def linear_system(op, node, a: Value, b: Value, message: str):
+    """``a``, checked to be square (else ``ValueError(message)``), and the
+    right-hand sides ``b`` as columns, in the output dtype."""
     dtype = output_dtype(node)
-    lower = op.lower if hasattr(op, "lower") else op.UPLO == "L"
-    a = a.cast(dtype)
-    a = check_square(a, node.inputs[0], "expected square matrix")
-    if b is None:
-        return jacobi_eigen(symmetric_from(a, lower))
-    return checked_generalized_eigen(a, b.cast(dtype), lower)
+    a, b = a.cast(dtype), as_columns(b.cast(dtype), op.b_ndim)
+    return check_square(a, node.inputs[0], message), b

@@ -3,7 +3,7 @@ cumulative sums and products, sorting, largest values.
 
 Complex numbers are ordered as NumPy orders them: lexicographically (real
 parts, then imaginary parts), with its rules for NaN parts. The elementwise
-comparisons are in `pytensor.link.onnx.dispatch.complex`.
+comparisons are in `pytensor.link.onnx.dispatch.complex.elementwise`.
 """
 
 from pytensor.tensor.extra_ops import CumOp, SearchsortedOp, Unique
@@ -11,31 +11,36 @@ from pytensor.tensor.math import Argmax, Max, Prod
 from pytensor.tensor.sort import ArgSortOp, SortOp
 
 from pytensor.link.onnx.complex_pairs import complex_parts_dtype, is_complex
-from pytensor.link.onnx.dispatch.basic import onnx_funcify_complex
-from pytensor.link.onnx.dispatch.complex import (
+from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.complex.operands import (
     complex_pairs,
-    onnx_funcify_complex_part_wise,
+    convert_part_wise,
     parts_dtype,
     value_of,
 )
-from pytensor.link.onnx.dispatch.extra_ops import unique_outputs
-from pytensor.link.onnx.dispatch.math import (
+from pytensor.link.onnx.dispatch.lengths import (
     reduced_axes,
     require_not_empty,
     static_length,
 )
-from pytensor.link.onnx.dispatch.sort import along_sort_axis, stable_argsort
+from pytensor.link.onnx.dispatch.operands import along_sort_axis
 from pytensor.link.onnx.dispatch.variables import value_type
-from pytensor.link.onnx.numerics import complex as nc
+from pytensor.link.onnx.numerics.complex import arithmetic as nc
+from pytensor.link.onnx.numerics.complex import order as nco
 from pytensor.link.onnx.numerics.reductions import flatten_axes_last
-from pytensor.link.onnx.numerics.sorting import group_starts, searchsorted
+from pytensor.link.onnx.numerics.sorting import (
+    group_starts,
+    searchsorted,
+    stable_argsort,
+    unique_outputs,
+)
 from pytensor.link.onnx.value import Value, concat
 
 
 # Products and cumulative Ops
 
 
-@onnx_funcify_complex.register(Prod)
+@onnx_funcify.register(Prod, complex=True)
 def onnx_funcify_complex_Prod(op, node, builder, inputs, **kwargs):
     # complex64 products accumulate in complex128, as in PyTensor
     [z], [out] = node.inputs, node.outputs
@@ -46,10 +51,10 @@ def onnx_funcify_complex_Prod(op, node, builder, inputs, **kwargs):
     return [value.cast(value_type(out)[0]).name]
 
 
-@onnx_funcify_complex.register(CumOp)
+@onnx_funcify.register(CumOp, complex=True)
 def onnx_funcify_complex_CumOp(op, node, builder, inputs, **kwargs):
     if op.mode == "add":
-        return onnx_funcify_complex_part_wise(op, node, builder, inputs, **kwargs)
+        return convert_part_wise(op, node, builder, inputs, **kwargs)
     [z] = node.inputs
     value = value_of(builder, z, inputs[0])
     length = z.type.shape[op.axis]
@@ -75,8 +80,8 @@ def lexicographic_argsort(builder, re: Value, im: Value, axis: int) -> Value:
     return order
 
 
-@onnx_funcify_complex.register(SortOp)
-@onnx_funcify_complex.register(ArgSortOp)
+@onnx_funcify.register(SortOp, complex=True)
+@onnx_funcify.register(ArgSortOp, complex=True)
 def onnx_funcify_complex_sort(op, node, builder, inputs, **kwargs):
     z = value_of(builder, node.inputs[0], inputs[0])
     re, im = nc.real(z), nc.imag(z)
@@ -96,7 +101,7 @@ def onnx_funcify_complex_sort(op, node, builder, inputs, **kwargs):
 
 
 def largest_of(builder, node, name, axis, empty_message):
-    """`numerics.complex.largest` over the axes ``axis`` (None: all) of the
+    """`numerics.complex.order.largest` over the axes ``axis`` (None: all) of the
     complex input of ``node`` (ONNX value ``name``), merged last."""
     [z] = node.inputs
     value = value_of(builder, z, name)
@@ -106,24 +111,24 @@ def largest_of(builder, node, name, axis, empty_message):
         flatten_axes_last(part, z.type.ndim, axes)
         for part in (nc.real(value), nc.imag(value))
     )
-    return nc.largest(re, im, z.type.ndim - len(axes))
+    return nco.largest(re, im, z.type.ndim - len(axes))
 
 
-@onnx_funcify_complex.register(Max)
+@onnx_funcify.register(Max, complex=True)
 def onnx_funcify_complex_Max(op, node, builder, inputs, **kwargs):
     message = "zero-size array to reduction operation maximum which has no identity"
     re, im, _ = largest_of(builder, node, inputs[0], op.axis, message)
     return [nc.join((re, im)).name]
 
 
-@onnx_funcify_complex.register(Argmax)
+@onnx_funcify.register(Argmax, complex=True)
 def onnx_funcify_complex_Argmax(op, node, builder, inputs, **kwargs):
     message = "attempt to get argmax of an empty sequence"
     _, _, position = largest_of(builder, node, inputs[0], op.axis, message)
     return [position.squeeze([-1]).name]
 
 
-@onnx_funcify_complex.register(SearchsortedOp)
+@onnx_funcify.register(SearchsortedOp, complex=True)
 def onnx_funcify_complex_SearchsortedOp(op, node, builder, inputs, **kwargs):
     # in the common dtype of x and v, as NumPy
     dtype = parts_dtype(node)
@@ -134,10 +139,10 @@ def onnx_funcify_complex_SearchsortedOp(op, node, builder, inputs, **kwargs):
     if len(inputs) == 3:
         x = x.take(builder.value(inputs[2], node.inputs[2].type.dtype), axis=0)
     v_ndim = node.inputs[1].type.ndim
-    return [searchsorted(x, v, op.side, v_ndim, before=nc.sorts_before).name]
+    return [searchsorted(x, v, op.side, v_ndim, before=nco.sorts_before).name]
 
 
-@onnx_funcify_complex.register(Unique)
+@onnx_funcify.register(Unique, complex=True)
 def onnx_funcify_complex_Unique(op, node, builder, inputs, **kwargs):
     if op.axis is not None and node.inputs[0].type.ndim > 1:
         raise NotImplementedError(

@@ -1,6 +1,6 @@
 """Complex trigonometric, hyperbolic and power functions on parts.
 
-Functions of the parts ``(re, im)`` of `pytensor.link.onnx.numerics.complex`,
+Functions of the parts ``(re, im)`` of `pytensor.link.onnx.numerics.complex.arithmetic`,
 computing NumPy's complex loops: the hyperbolic functions from the real
 ones of the parts (``tanh`` as C's ``ctanh``, without overflow for large
 ``|re|``), the inverse functions by Kahan's formulas ("Branch cuts for
@@ -13,9 +13,9 @@ The trigonometric functions are the hyperbolic ones of ``i z``.
 
 import numpy as np
 
-from pytensor.link.onnx.numerics import complex as nc
 from pytensor.link.onnx.numerics import elementary as real
 from pytensor.link.onnx.numerics import trigonometric as real_trigonometric
+from pytensor.link.onnx.numerics.complex import arithmetic as nc
 from pytensor.link.onnx.numerics.constants import PI_2, PI_4
 from pytensor.link.onnx.numerics.elementary import half_exp, odd
 from pytensor.link.onnx.numerics.trigonometric import (
