@@ -64,11 +64,12 @@ FRESH_REGISTRY = """
 import json
 from pytensor.graph.op import Op
 from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.fusions import ConversionOnlyOp
 
 print(json.dumps(sorted({
     (f"{cls.__module__}.{cls.__qualname__}", converter.__module__)
     for _, cls, converter in onnx_funcify.entries()
-    if issubclass(cls, Op)
+    if issubclass(cls, Op) and not issubclass(cls, ConversionOnlyOp)
 })))
 """
 
