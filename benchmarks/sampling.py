@@ -25,6 +25,7 @@ the log-density and gradient (what one leapfrog step evaluates).
 PyMC pins PyTensor 2.38.x, so it runs in that environment (``bench`` extra)::
 
     .venv-2.38.3/bin/python benchmarks/sampling.py [--only "eight schools"]
+    .venv-2.38.3/bin/python benchmarks/sampling.py --sampler "ONNX NUTS"  # against C only
     .venv-2.38.3/bin/python benchmarks/sampling.py --quick   # seconds, the smoke test
 """
 
@@ -183,7 +184,7 @@ def row(name, result, baseline):
     )
 
 
-def main(quick, only):
+def main(quick, only, only_samplers=None):
     from pymc_workloads import MODEL_BUILDERS, PYMC_WORKLOADS, pymc_missing_reason
 
     if reason := pymc_missing_reason():
@@ -194,6 +195,17 @@ def main(quick, only):
     )
     header(chains, tune, draws)
     found, skipped = samplers()
+    if only_samplers:
+        unknown = set(only_samplers) - found.keys() - skipped.keys()
+        if unknown:
+            raise SystemExit(
+                f"unknown samplers {sorted(unknown)}; known: {sorted(found)}"
+            )
+        found = {
+            name: run
+            for name, run in found.items()
+            if name in only_samplers or name == BASELINE
+        }
     for name, reason in skipped.items():
         print(f"{name}: skipped, {reason}")
     workloads = [
@@ -231,6 +243,12 @@ if __name__ == "__main__":
     parser.add_argument(
         "--only", action="append", help="substring of a workload name (repeatable)"
     )
+    parser.add_argument(
+        "--sampler",
+        action="append",
+        dest="samplers",
+        help=f"a sampler to run (repeatable; {BASELINE!r}, the baseline, always runs)",
+    )
     args = parser.parse_args()
     limit_threads(1)  # before NumPy loads
-    main(args.quick, args.only)
+    main(args.quick, args.only, args.samplers)
