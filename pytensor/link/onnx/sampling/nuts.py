@@ -239,7 +239,7 @@ def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
             leapfrog,
             mode=mode,
             n_steps=n_leaves,
-            sequences=[-pt.log(-pt.log(uniforms)), store_table[:n_leaves], check_table[:n_leaves]],
+            sequences=[-pt.log(-pt.log(uniforms)), store_table, check_table],
             outputs_info=[
                 *start, start.q, start.grad, prop_logp, prop_energy,
                 pt.full((n_chains,), -np.inf, dtype=dtype),
