@@ -310,9 +310,12 @@ def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
             strict=True,
         )
     ]
-    # As Scan.perform: without steps, nit-sot outputs are empty
+    # As Scan.perform: without steps, nit-sot outputs are empty. A buffer of
+    # n_steps entries holds exactly the steps run, which the trace is.
     nit_sot_outputs = [
-        outer_buffer(
+        traces[index]
+        if size.name == outer[0].name
+        else outer_buffer(
             traces[index], where(n_steps > 0, size.cast("int64"), 0), missing_steps
         )
         for index, size in zip(nit_sot_index, op.outer_nitsot(outer), strict=True)

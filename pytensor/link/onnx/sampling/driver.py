@@ -28,7 +28,8 @@ from pytensor.link.onnx.sampling.logdensity import (
     check_log_density,
     raveled_log_density,
 )
-from pytensor.link.onnx.sampling.nuts import loop, nuts_transition
+from pytensor.link.onnx.sampling.loops import loop
+from pytensor.link.onnx.sampling.nuts import nuts_transition
 
 
 STAT_NAMES = (
@@ -200,6 +201,7 @@ def chunk_graph(
             *welford_state,
             transition.rng,
             *stats,
+            transition.q,
         )
 
     logp, grad = log_density.batched(position)
@@ -207,12 +209,11 @@ def chunk_graph(
         draw,
         mode=mode,
         outputs_info=[position, logp, grad, *dual_averaging, *welford, rng]
-        + [None] * len(STAT_NAMES),
+        + [None] * (len(STAT_NAMES) + 1),
         n_steps=n_draws,
     )
-    draws, _, _, *rest = outputs
-    states, stats = rest[:9], rest[9:]
-    next_states = [state[-1] for state in states[:8]] + [states[8]]
+    last_position, _, _, *rest = outputs
+    next_states, stats, draws = rest[:9], rest[9:-1], rest[-1]
     inputs = [
         position,
         inverse_mass,
@@ -224,7 +225,7 @@ def chunk_graph(
         accumulate,
         depth_limit,
     ]
-    outputs = [draws, *stats, draws[-1], inverse_mass, *next_states]
+    outputs = [draws, *stats, last_position, inverse_mass, *next_states]
     names = ["draws", *STAT_NAMES] + [f"next_{var.name}" for var in inputs[:11]]
     for var, name in zip(outputs, names, strict=True):
         if var not in inputs:

@@ -37,37 +37,10 @@ import pytensor.tensor as pt
 from pytensor.scan.utils import until
 from pytensor.tensor.random.basic import normal, uniform
 
-import pytensor
+from pytensor.link.onnx.sampling.loops import loop
 
 
 MAX_ENERGY_ERROR = 1000.0
-
-
-def loop(step, **kwargs):
-    """``pytensor.scan`` returning its outputs as a list.
-
-    Pass the ``mode`` the sampler is compiled in: the inner functions of a
-    ``Scan`` are compiled in the mode it is built with. Each recurrent output
-    keeps the static shape of its initial value (with a single chain, some Ops
-    lose the static length 1 of the chain axis).
-    """
-    initial = kwargs.get("outputs_info", [])
-
-    def typed_step(*args):
-        outputs = step(*args)
-        stop = None
-        if isinstance(outputs, tuple) and isinstance(outputs[-1], until):
-            outputs, stop = outputs
-        outputs = [
-            pt.specify_shape(out, init.type.shape)
-            if isinstance(init, pt.TensorVariable) and out.type.shape != init.type.shape
-            else out
-            for out, init in zip(outputs, initial, strict=True)
-        ]
-        return outputs if stop is None else (outputs, stop)
-
-    outputs = pytensor.scan(typed_step, return_updates=False, **kwargs)
-    return list(outputs) if isinstance(outputs, list | tuple) else [outputs]
 
 
 def constant(x, dtype):
@@ -266,7 +239,7 @@ def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
             leapfrog,
             mode=mode,
             n_steps=n_leaves,
-            sequences=[-pt.log(-pt.log(uniforms)), store_table[:n_leaves], check_table[:n_leaves]],
+            sequences=[-pt.log(-pt.log(uniforms)), store_table, check_table],
             outputs_info=[
                 *start, start.q, start.grad, prop_logp, prop_energy,
                 pt.full((n_chains,), -np.inf, dtype=dtype),
@@ -283,7 +256,7 @@ def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
         (
             end_q, end_p, end_grad, sub_q, sub_grad, sub_logp, sub_energy, _,
             sub_p_sum, _, ckpt_velocity, sub_stopped,
-        ) = (output[-1] for output in carried)  # fmt: skip
+        ) = carried  # fmt: skip
         end = Point(end_q, end_p, end_grad)
         first_p = ckpt_velocity[:, 0, 0] / inverse_mass
         leaves = summarize_leaves(log_weights, active, dtype)
@@ -416,7 +389,7 @@ def nuts_transition(
     (
         _, _, _, _, _, _, new_q, new_grad, new_logp, energy, _, _,
         _, diverging, accept_sum, n_steps, max_error, tree_depth,
-    ) = (output[-1] for output in traced)  # fmt: skip
+    ) = traced  # fmt: skip
     return Transition(
         q=new_q,
         logp=new_logp,
