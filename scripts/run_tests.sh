@@ -5,6 +5,7 @@
 #   bash scripts/run_tests.sh                           # PyTensor 3.0.7
 #   PYTENSOR_VERSION=2.38.3 bash scripts/run_tests.sh   # the version PyMC 5 pins
 #   bash scripts/run_tests.sh -k export -x              # arguments go to pytest
+#   bash scripts/run_tests.sh --no-lint -n 0 --pdb      # in one process
 #   bash scripts/run_tests.sh --lint-only               # only ruff
 #   bash scripts/run_tests.sh --no-lint [pytest args]   # only pytest
 set -euo pipefail
@@ -27,8 +28,11 @@ fi
 test_status=0
 if $tests; then
     echo "== pytest, PyTensor $PYTENSOR_VERSION"
-    # the 10 slowest tests are listed at the end, here as in CI
-    python -m pytest --durations=10 "$@" || test_status=$? # testpaths = ["tests"] in pyproject.toml
+    # One process per core (pytest-xdist; `-n 0` in the arguments runs one);
+    # the tests of one file run on one process, which builds its module fixtures once.
+    # The 10 slowest tests are listed at the end, here as in CI.
+    python -m pytest -n auto --dist loadfile --durations=10 "$@" ||
+        test_status=$? # testpaths = ["tests"] in pyproject.toml
     if [ "$test_status" -eq 5 ]; then
         echo "pytest collected no tests: counting that as a failure" >&2
     fi

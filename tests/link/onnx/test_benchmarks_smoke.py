@@ -167,7 +167,9 @@ def test_shared_shapes_benchmark_times_every_variant():
 
 def test_node_cost_benchmark_prints_costs_and_a_budget_per_pymc_workload():
     done = run_script_quick("node_cost.py")
-    assert re.search(r"^per node +\d+\.\d+ us +\d+\.\d+ us$", done.stdout, re.MULTILINE)
+    # a slope fitted to timings on a busy machine can come out negative
+    per_node = r"^per node +-?\d+\.\d+ us +-?\d+\.\d+ us$"
+    assert re.search(per_node, done.stdout, re.MULTILINE)
     latest = json.loads(
         (BENCHMARKS / "latest" / "pymc" / "results.json").read_text(encoding="utf-8")
     )
