@@ -31,7 +31,7 @@ if $tests; then
     # One process per core (pytest-xdist; `-n 0` in the arguments runs one);
     # the tests of one file run on one process, which builds its module fixtures once.
     # The 10 slowest tests are listed at the end, here as in CI.
-    python -m pytest -n auto --dist loadfile --durations=10 "$@" ||
+    python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=10 "$@" ||
         test_status=$? # testpaths = ["tests"] in pyproject.toml
     if [ "$test_status" -eq 5 ]; then
         echo "pytest collected no tests: counting that as a failure" >&2
