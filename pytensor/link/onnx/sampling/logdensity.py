@@ -1,6 +1,6 @@
 """The log-density of a batch of points, from the log-density graph of one point."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytensor.tensor as pt
@@ -27,15 +27,28 @@ class RaveledLogDensity:
     logp: pt.TensorVariable
     grad: pt.TensorVariable
     shapes: tuple[tuple[int, ...], ...]
+    vectorized: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
         return self.position.type.shape[0]
 
     def batched(self, positions):
-        """The log-densities ``(chains,)`` and gradients ``(chains, size)`` at ``positions``."""
+        """The log-densities ``(chains,)`` and gradients ``(chains, size)`` at ``positions``.
+
+        The graph is vectorized once per type of ``positions`` (vectorizing
+        infers static shapes, which is slow on large graphs) and copied onto
+        ``positions`` at each call.
+        """
+        if positions.type not in self.vectorized:
+            placeholder = positions.type()
+            self.vectorized[positions.type] = (placeholder, self.vectorize(placeholder))
+        placeholder, outputs = self.vectorized[positions.type]
+        return tuple(clone_replace(outputs, replace={placeholder: positions}))
+
+    def vectorize(self, positions):
         try:
-            logp, grad = vectorize_graph(
+            return vectorize_graph(
                 [self.logp, self.grad], replace={self.position: positions}
             )
         except NotImplementedError as error:
@@ -43,7 +56,6 @@ class RaveledLogDensity:
                 "The log-density cannot be evaluated for several chains at once: "
                 f"{error}. Write it with Ops that PyTensor can vectorize."
             ) from error
-        return logp, grad
 
     def split(self, positions: np.ndarray, dtypes) -> list[np.ndarray]:
         """The values, each ``(*batch, *shape)``, of raveled ``positions``."""
