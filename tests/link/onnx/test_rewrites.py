@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
@@ -533,3 +536,27 @@ def test_any_slice_of_one_element_matches_python(start, stop, step):
         return
     output = pt.exp(sliced.dimshuffle("x", "x")) + pt.exp(v[5])
     compare_onnx_and_py([v], [output], [np.linspace(-1.0, 1.0, 6)])
+
+
+EXCLUDING_UNREGISTERED_NAMES = """
+import pytensor
+import pytensor.tensor as pt
+
+x, y, a = pt.vector("x"), pt.vector("y"), pt.scalar("a")
+pytensor.function([x, y, a], x - a * y, mode="ONNX")
+import pytensor.sparse  # registers its rewrites by name after the compile
+"""
+
+
+def test_the_mode_leaves_rewrites_that_register_later_registrable():
+    """Excluding a rewrite by a name that is not yet registered creates that
+    name in ``optdb`` (a defaultdict), and the module that registers it later
+    (``pytensor.sparse``: ``local_usmm``) fails to import."""
+    result = subprocess.run(
+        [sys.executable, "-c", EXCLUDING_UNREGISTERED_NAMES],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "already present in the database" not in result.stderr

@@ -29,10 +29,6 @@ INCOMPATIBLE_REWRITES = (
     # wrong for negative steps (x[:-2:-1] of one row read as x[0]);
     # local_dimshuffle_unit_slice does its work
     "local_dimshuffle_subtensor",
-    # makes the C-only sparse Usmm; its pattern's check of
-    # ``config.blas__ldflags`` compiles a test program (~0.4 s) on the first
-    # ``x - a * y`` with a scalar ``a`` a process rewrites
-    "local_usmm",
 )
 # `scan_save_mem_no_prealloc` trims Scan buffers the way backends without
 # pre-allocated outputs need (PyTensor tags it for JAX and Numba too).
