@@ -237,6 +237,25 @@ def test_a_model_sampled_again_reuses_its_log_density_until_it_changes(monkeypat
     assert sampled_logp(model) is not resized
 
 
+@needs_pymc
+@pytest.mark.slow
+def test_a_parameter_outside_its_support_is_rejected_as_pm_sample_rejects_it():
+    import pymc as pm
+
+    from pytensor.link.onnx.pymc import sample
+
+    with pm.Model() as model:
+        # Beta's `alpha > 0` fails for a negative `a`: pm.sample's log-density
+        # is -inf there (a rejected point), not a ParameterValueError
+        a = pm.Normal("a", 0.2, 1.0)
+        pm.Beta("y", alpha=a, beta=1.0, observed=[0.5])
+    idata = sample(
+        model=model, draws=50, tune=50, chains=2, random_seed=SEED, progressbar=False
+    )
+
+    assert (idata.posterior["a"] > 0).all()
+
+
 @pytest.fixture(scope="module")
 def regression():
     """A model with coords, dims, a data container and deterministics, sampled."""
