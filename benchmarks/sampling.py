@@ -26,7 +26,8 @@ wall time from the model to the ``InferenceData``, the sampling time the
 sampler reports, the smallest and the median bulk ESS over the posterior's
 scalars, the smallest bulk ESS per second of wall time (and its ratio to
 ``pm.sample C``), leapfrog steps (gradient evaluations, warm-up included) per
-second of sampling, and the divergences. Per workload: the ONNX node count of
+second of sampling (``nan`` for numpyro: PyMC keeps none of its warm-up
+statistics), and the divergences. Per workload: the ONNX node count of
 the log-density and gradient (what one leapfrog step evaluates).
 
 PyMC pins PyTensor 2.38.x, so it runs in that environment. The numpyro
