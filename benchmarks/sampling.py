@@ -76,6 +76,8 @@ def limit_cores(cores):
     gives JAX 100 CPU devices, so numpyro's parallel chains have a device each.)
     """
     os.environ.update(thread_environment(cores))
+    if not hasattr(os, "sched_setaffinity"):  # macOS, Windows: threads only
+        return "any"
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) > cores:
         cpus = cpus[:cores]
@@ -226,7 +228,7 @@ def row(name, result, baseline):
     )
 
 
-def main(quick, only, only_samplers=None, cores=1, cpus=()):
+def main(quick, only, only_samplers=None, cores=1, cpus="any"):
     from pymc_workloads import MODEL_BUILDERS, PYMC_WORKLOADS, pymc_missing_reason
 
     if reason := pymc_missing_reason():
@@ -235,7 +237,7 @@ def main(quick, only, only_samplers=None, cores=1, cpus=()):
     chains, tune, draws = (
         (QUICK_CHAINS, QUICK_TUNE, QUICK_DRAWS) if quick else (CHAINS, TUNE, DRAWS)
     )
-    header(chains, tune, draws, cores, list(cpus))
+    header(chains, tune, draws, cores, cpus)
     found, skipped = samplers(cores)
     if only_samplers:
         unknown = set(only_samplers) - found.keys() - skipped.keys()
