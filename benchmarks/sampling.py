@@ -43,6 +43,7 @@ column needs JAX, which the test environments never hold:
 """
 
 import argparse
+import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -64,7 +65,10 @@ BASELINE = "pm.sample C"
 def numpyro_missing_reason():
     missing = [m for m in ("jax", "numpyro") if importlib.util.find_spec(m) is None]
     if missing:
-        return f"{' and '.join(missing)} not installed (pip install numpyro)"
+        return (
+            f"{' and '.join(missing)} not installed "
+            "(bash scripts/run_benchmarks.sh benchmarks/sampling.py)"
+        )
     return None
 
 
@@ -197,8 +201,17 @@ def header(chains, tune, draws, cores, cpus):
         f"benchmarks/sampling.py, {datetime.now(UTC):%Y-%m-%d}: CPU {cpu_model()} "
         f"({platform.machine()}), {cores_text(cores, cpus)}; "
         f"PyTensor {pytensor.__version__}, PyMC {pm.__version__}, "
-        f"onnxruntime {onnxruntime.__version__}, ArviZ {az.__version__}; "
+        f"onnxruntime {onnxruntime.__version__}, ArviZ {az.__version__}"
+        f"{numpyro_versions()}; "
         f"{chains} chains x {tune} warm-up + {draws} draws\n"
+    )
+
+
+def numpyro_versions():
+    if numpyro_missing_reason():
+        return ""
+    return "".join(
+        f", {name} {importlib.metadata.version(name)}" for name in ("jax", "numpyro")
     )
 
 
