@@ -13,31 +13,46 @@ each sampler takes the model to an ``InferenceData`` (compilation included) with
 - ``numpyro``: ``pm.sample(nuts_sampler="numpyro")``, when JAX and numpyro
   are installed (otherwise the column is skipped, with the reason).
 
-``pm.sample`` runs its chains one after the other (``cores=1``) and every
-library gets one thread: each sampler has one core. Printed per sampler: the
+By default each sampler has one core: ``pm.sample`` runs its chains one after
+the other (``cores=1``), numpyro too (``chain_method="sequential"``), and
+every library gets one thread (BLAS, OpenMP, onnxruntime, XLA). With
+``--cores N`` each sampler gets N: ``pm.sample(cores=N)`` (N processes),
+``sample(..., cores=N)`` (chain groups in N threads), numpyro
+``chain_method="parallel"`` (a chain per XLA CPU device: PyMC makes 100), N
+threads per library; on a machine with more than N CPUs the process (and the
+processes it starts) is bound to N of them. Compilation is included in every
+sampler's wall time. Printed per sampler: the
 wall time from the model to the ``InferenceData``, the sampling time the
 sampler reports, the smallest and the median bulk ESS over the posterior's
 scalars, the smallest bulk ESS per second of wall time (and its ratio to
 ``pm.sample C``), leapfrog steps (gradient evaluations, warm-up included) per
-second of sampling, and the divergences. Per workload: the ONNX node count of
+second of sampling (``nan`` for numpyro: PyMC keeps none of its warm-up
+statistics), and the divergences. Per workload: the ONNX node count of
 the log-density and gradient (what one leapfrog step evaluates).
 
-PyMC pins PyTensor 2.38.x, so it runs in that environment (``bench`` extra)::
+PyMC pins PyTensor 2.38.x, so it runs in that environment. The numpyro
+column needs JAX, which the test environments never hold:
+``scripts/run_benchmarks.sh`` runs a script in ``.venv-2.38.3-numpyro`` (the
+``numpyro`` extra, set up on first use)::
 
-    .venv-2.38.3/bin/python benchmarks/sampling.py [--only "eight schools"]
+    bash scripts/run_benchmarks.sh benchmarks/sampling.py   # all workloads: long
+    bash scripts/run_benchmarks.sh benchmarks/sampling.py --only "eight schools"
+    bash scripts/run_benchmarks.sh benchmarks/sampling.py --cores 2
     .venv-2.38.3/bin/python benchmarks/sampling.py --sampler "ONNX NUTS"  # against C only
     .venv-2.38.3/bin/python benchmarks/sampling.py --quick   # seconds, the smoke test
 """
 
 import argparse
+import importlib.metadata
 import importlib.util
 import logging
+import os
 import platform
 import time
 import warnings
 from datetime import UTC, datetime
 
-from run import limit_threads
+from run import thread_environment
 
 
 CHAINS, TUNE, DRAWS = 4, 1000, 1000
@@ -50,11 +65,31 @@ BASELINE = "pm.sample C"
 def numpyro_missing_reason():
     missing = [m for m in ("jax", "numpyro") if importlib.util.find_spec(m) is None]
     if missing:
-        return f"{' and '.join(missing)} not installed (pip install numpyro)"
+        return (
+            f"{' and '.join(missing)} not installed "
+            "(bash scripts/run_benchmarks.sh benchmarks/sampling.py)"
+        )
     return None
 
 
-def samplers():
+def limit_cores(cores):
+    """Give every sampler ``cores`` cores; must run before NumPy and JAX load.
+
+    Threads of every library, and the CPUs the process and its children may
+    use when the machine has more than ``cores``. Returns those CPUs. (PyMC
+    gives JAX 100 CPU devices, so numpyro's parallel chains have a device each.)
+    """
+    os.environ.update(thread_environment(cores))
+    if not hasattr(os, "sched_setaffinity"):  # macOS, Windows: threads only
+        return "any"
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) > cores:
+        cpus = cpus[:cores]
+        os.sched_setaffinity(0, cpus)
+    return cpus
+
+
+def samplers(cores=1):
     """``{name: sample(model, chains, tune, draws) -> InferenceData}``, and the
     reasons of the samplers that cannot run here."""
     import pymc as pm
@@ -63,6 +98,9 @@ def samplers():
 
     logging.getLogger("pymc").setLevel(logging.ERROR)  # PyMC sets INFO on import
     warnings.filterwarnings("ignore", message="Only .* samples per chain")
+
+    # cores=1 is not passed: the script runs with samplers that lack the argument
+    onnx_cores = {"cores": cores} if cores > 1 else {}
 
     def onnx_nuts(model, chains, tune, draws):
         return sample(
@@ -73,6 +111,7 @@ def samplers():
             random_seed=SEED,
             progressbar=False,
             idata_kwargs={"save_warmup": True},
+            **onnx_cores,
         )
 
     def pymc_sampler(**kwargs):
@@ -82,7 +121,7 @@ def samplers():
                 chains=chains,
                 tune=tune,
                 draws=draws,
-                cores=1,
+                cores=cores,
                 random_seed=SEED,
                 progressbar=False,
                 discard_tuned_samples=False,
@@ -101,8 +140,9 @@ def samplers():
     if reason := numpyro_missing_reason():
         skipped["numpyro"] = reason
     else:
+        chain_method = "parallel" if cores > 1 else "sequential"
         found["numpyro"] = pymc_sampler(
-            nuts_sampler="numpyro", nuts_sampler_kwargs={"chain_method": "sequential"}
+            nuts_sampler="numpyro", nuts_sampler_kwargs={"chain_method": chain_method}
         )
     return found, skipped
 
@@ -149,7 +189,7 @@ def step_node_count(model):
         return f"n/a ({type(err).__name__})"
 
 
-def header(chains, tune, draws):
+def header(chains, tune, draws, cores, cpus):
     import arviz as az
     import onnxruntime
     import pymc as pm
@@ -159,10 +199,27 @@ def header(chains, tune, draws):
 
     print(
         f"benchmarks/sampling.py, {datetime.now(UTC):%Y-%m-%d}: CPU {cpu_model()} "
-        f"({platform.machine()}), one thread per sampler, pm.sample cores=1; "
+        f"({platform.machine()}), {cores_text(cores, cpus)}; "
         f"PyTensor {pytensor.__version__}, PyMC {pm.__version__}, "
-        f"onnxruntime {onnxruntime.__version__}, ArviZ {az.__version__}; "
+        f"onnxruntime {onnxruntime.__version__}, ArviZ {az.__version__}"
+        f"{numpyro_versions()}; "
         f"{chains} chains x {tune} warm-up + {draws} draws\n"
+    )
+
+
+def numpyro_versions():
+    if numpyro_missing_reason():
+        return ""
+    return "".join(
+        f", {name} {importlib.metadata.version(name)}" for name in ("jax", "numpyro")
+    )
+
+
+def cores_text(cores, cpus):
+    threads = "one thread" if cores == 1 else f"{cores} threads or processes"
+    return (
+        f"{cores} core{'s' if cores > 1 else ''} per sampler ({threads}, "
+        f"pm.sample cores={cores}, CPUs {cpus})"
     )
 
 
@@ -184,7 +241,7 @@ def row(name, result, baseline):
     )
 
 
-def main(quick, only, only_samplers=None):
+def main(quick, only, only_samplers=None, cores=1, cpus="any"):
     from pymc_workloads import MODEL_BUILDERS, PYMC_WORKLOADS, pymc_missing_reason
 
     if reason := pymc_missing_reason():
@@ -193,8 +250,8 @@ def main(quick, only, only_samplers=None):
     chains, tune, draws = (
         (QUICK_CHAINS, QUICK_TUNE, QUICK_DRAWS) if quick else (CHAINS, TUNE, DRAWS)
     )
-    header(chains, tune, draws)
-    found, skipped = samplers()
+    header(chains, tune, draws, cores, cpus)
+    found, skipped = samplers(cores)
     if only_samplers:
         unknown = set(only_samplers) - found.keys() - skipped.keys()
         if unknown:
@@ -233,6 +290,13 @@ def main(quick, only, only_samplers=None):
             print(row(name, result, baseline), flush=True)
 
 
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -249,6 +313,13 @@ if __name__ == "__main__":
         dest="samplers",
         help=f"a sampler to run (repeatable; {BASELINE!r}, the baseline, always runs)",
     )
+    parser.add_argument(
+        "--cores",
+        type=positive_int,
+        default=1,
+        help="cores of each sampler: its threads, processes or parallel chains "
+        "(default 1)",
+    )
     args = parser.parse_args()
-    limit_threads(1)  # before NumPy loads
-    main(args.quick, args.only, args.samplers)
+    cpus = limit_cores(args.cores)  # before NumPy and JAX load
+    main(args.quick, args.only, args.samplers, args.cores, cpus)

@@ -9,13 +9,18 @@
 #   ONNXRUNTIME_VERSION  an onnxruntime release other than the pinned one, or
 #                        "newest" (what pip picks today); its own virtualenv
 #                        .venv-<PyTensor version>-onnxruntime-<version>
+#   EXTRA_EXTRAS         extras installed on top of the test ones, e.g. "numpyro"
+#                        (comma-separated); their own virtualenv
+#                        .venv-<PyTensor version>-<extras>, so that the test
+#                        virtualenvs never hold them
 #   PYTHON               interpreter that creates the virtualenv (default python3)
 
 PYTENSOR_VERSION="${PYTENSOR_VERSION:-3.0.7}"
 ONNXRUNTIME_VERSION="${ONNXRUNTIME_VERSION:-}"
+EXTRA_EXTRAS="${EXTRA_EXTRAS:-}"
 PYTHON="${PYTHON:-python3}"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="$REPO_ROOT/.venv-$PYTENSOR_VERSION${ONNXRUNTIME_VERSION:+-onnxruntime-$ONNXRUNTIME_VERSION}"
+VENV="$REPO_ROOT/.venv-$PYTENSOR_VERSION${ONNXRUNTIME_VERSION:+-onnxruntime-$ONNXRUNTIME_VERSION}${EXTRA_EXTRAS:+-${EXTRA_EXTRAS//,/-}}"
 CONSTRAINTS="$REPO_ROOT/scripts/constraints.txt"
 ONNXRUNTIME_REQUIREMENT=()
 if [ -n "$ONNXRUNTIME_VERSION" ]; then
@@ -35,11 +40,12 @@ EXTRAS="test,docs,lint,demo,scale"
 case "$PYTENSOR_VERSION" in
     2.38.*) EXTRAS="$EXTRAS,pymc" ;;
 esac
+EXTRAS="$EXTRAS${EXTRA_EXTRAS:+,$EXTRA_EXTRAS}"
 
 # Everything that changes what gets installed: when it differs from the stamp
 # left by the last successful install, pip runs again.
 install_inputs() {
-    echo "pytensor==$PYTENSOR_VERSION onnxruntime=$ONNXRUNTIME_VERSION $REPO_ROOT"
+    echo "pytensor==$PYTENSOR_VERSION onnxruntime=$ONNXRUNTIME_VERSION extras=$EXTRAS $REPO_ROOT"
     "$PYTHON" -c 'import sys; print(sys.version)'
     cat "$REPO_ROOT/pyproject.toml" "$REPO_ROOT/setup.py" \
         "$REPO_ROOT/scripts/constraints.txt" \

@@ -224,6 +224,7 @@ def test_baselines_agree_with_onnx_on_the_call_overhead_workload(tmp_path):
 def test_sampling_benchmark_reports_every_sampler_or_why_not():
     done = run_script_quick("sampling.py")
     assert re.search(r"^benchmarks/sampling.py, .*: CPU .+", done.stdout, re.MULTILINE)
+    assert "1 core per sampler (one thread, pm.sample cores=1" in done.stdout
     assert re.search(r"log-density and gradient: \d+ ONNX nodes", done.stdout)
     numbers = r"( +\d+\.\d){2}( +\d+){2} +\d+\.\d +\d+\.\d\d +\d+ +\d+"
     for sampler in ("ONNX NUTS", "pm.sample C", "pm.sample Numba", "pm.sample ONNX"):
@@ -231,6 +232,19 @@ def test_sampling_benchmark_reports_every_sampler_or_why_not():
         assert re.search(row, done.stdout, re.MULTILINE), sampler
     numpyro = r"^numpyro( .+|: skipped, .+ not installed .+)$"
     assert re.search(numpyro, done.stdout, re.MULTILINE)
+
+
+@pytest.mark.parametrize("cores", ["0", "-1", "two"])
+def test_sampling_benchmark_rejects_cores_that_are_not_a_positive_integer(cores):
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "sampling.py"), "--cores", cores],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--cores" in done.stderr
 
 
 @pytest.mark.slow

@@ -237,6 +237,40 @@ def test_a_model_sampled_again_reuses_its_log_density_until_it_changes(monkeypat
     assert sampled_logp(model) is not resized
 
 
+@needs_pymc
+def test_a_parameter_outside_its_support_has_minus_inf_log_density_as_in_pm_sample(
+    monkeypatch,
+):
+    import pymc as pm
+
+    import pytensor
+    from pytensor.link.onnx.pymc import sample
+
+    class Called(Exception):
+        pass
+
+    def sample_nuts(logp, values, initial_points, **kwargs):
+        raise Called(logp, values)
+
+    module = types.ModuleType("pytensor.link.onnx.sampling")
+    module.sample_nuts = sample_nuts
+    monkeypatch.setitem(sys.modules, "pytensor.link.onnx.sampling", module)
+
+    with pm.Model() as model:
+        # Beta's `alpha > 0` fails for a negative `a`: pm.sample's log-density
+        # is -inf there (NUTS rejects the point), not a ParameterValueError.
+        # With this seed a jittered start is negative: it is drawn again.
+        a = pm.Normal("a", 0.2, 1.0)
+        pm.Beta("y", alpha=a, beta=1.0, observed=[0.5])
+    with pytest.raises(Called) as called:
+        sample(model=model, chains=2, random_seed=SEED)
+    logp, values = called.value.args
+    log_density = pytensor.function(values, logp, mode="FAST_COMPILE")
+
+    assert log_density(-0.5) == -np.inf
+    assert np.isfinite(log_density(0.5))
+
+
 @pytest.fixture(scope="module")
 def regression():
     """A model with coords, dims, a data container and deterministics, sampled."""

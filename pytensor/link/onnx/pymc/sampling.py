@@ -18,7 +18,9 @@ import numpy as np
 import pytensor.tensor as pt
 from pytensor.compile.mode import get_mode
 from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import vectorize_graph
+from pytensor.graph.rewriting.basic import in2out
 from pytensor.graph.traversal import ancestors, graph_inputs
 from pytensor.tensor.random.type import RandomType
 
@@ -188,9 +190,31 @@ def model_logp(model):
         cached_key, logp, shapes = cached
         if cached_key == key and data_shapes(logp) == shapes:
             return logp
-    logp = model.logp()
+    logp = checks_as_pm_sample_compiles_them(model, model.logp())
     LOG_DENSITIES[model] = (key, logp, data_shapes(logp))
     return logp
+
+
+def checks_as_pm_sample_compiles_them(model, logp):
+    """``logp`` with PyMC's parameter checks as ``pm.compile`` rewrites them.
+
+    A point where a parameter leaves its support (``sigma > 0``) has a
+    log-density of -inf, which NUTS rejects, not an error that stops every
+    chain; with ``pm.Model(check_bounds=False)`` the checks are gone.
+    """
+    from pymc.logprob.utils import (
+        local_check_parameter_to_ninf_switch,
+        local_remove_check_parameter,
+    )
+
+    rewrite = (
+        local_check_parameter_to_ninf_switch
+        if model.check_bounds
+        else local_remove_check_parameter
+    )
+    fgraph = FunctionGraph(outputs=[logp], clone=True, copy_inputs=False)
+    in2out(rewrite).rewrite(fgraph)
+    return fgraph.outputs[0]
 
 
 def data_shapes(logp):
