@@ -271,7 +271,7 @@ def cached_chunk_function(logp, values, shapes, n_chains, dtype, **settings):
     if key in per_logp:
         return per_logp[key][0], 0.0
     start = time.perf_counter()
-    log_density = raveled_log_density(logp, values, shapes, dtype)
+    log_density = raveled_log_density(logp, values, shapes, dtype, mode)
     chunk = compile_chunk_function(log_density, n_chains, **settings)
     per_logp[key] = (chunk, mode)
     return chunk, time.perf_counter() - start
