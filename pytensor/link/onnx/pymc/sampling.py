@@ -302,13 +302,16 @@ def jittered_initial_points(model, logp, seeds, mode):
     Each chain starts at the model's initial point with a uniform(-1, 1)
     jitter on the unconstrained values, drawn again (up to 10 times) while
     the log-density there is not finite, as ``pm.sample`` does. The check
-    compiles the log-density in the sampler's mode: a model that does not
-    convert to ONNX fails here, before the sampler compiles.
+    compiles the log-density in the sampler's mode (the graph the sampler
+    rewrites, see `compiled_logp`): a model that does not convert to ONNX
+    fails here, before the sampler compiles.
     """
     from pymc.sampling.mcmc import _init_jitter
 
     values = model.value_vars
-    logp_fn = compiled_logp(logp, values, mode)
+    initial_point = model.initial_point()
+    shapes = [np.shape(initial_point[v.name]) for v in values]
+    logp_fn = compiled_logp(logp, values, shapes, mode)
     points = _init_jitter(
         model,
         None,
@@ -320,14 +323,20 @@ def jittered_initial_points(model, logp, seeds, mode):
     return [np.stack([point[v.name] for point in points]) for v in values]
 
 
-def compiled_logp(logp, values, mode):
+def compiled_logp(logp, values, shapes, mode):
     """``logp`` of ``values`` compiled in ``mode``, once per graph, values and
-    mode: sampling the model again (see `model_logp`) does not compile it again."""
+    mode: sampling the model again (see `model_logp`) does not compile it again.
+
+    Under an ONNX mode it is the log-density the sampler rewrites anyway
+    (see `pytensor.link.onnx.sampling.driver.compiled_point_logp`), compiled
+    without rewriting it a second time.
+    """
+    from pytensor.link.onnx.sampling.driver import compiled_point_logp
+
     per_logp = LOGP_FUNCTIONS.setdefault(logp, {})
-    key = (tuple(values), mode if isinstance(mode, str) else id(mode))
+    key = (tuple(values), tuple(shapes), mode if isinstance(mode, str) else id(mode))
     if key not in per_logp:
-        function = pytensor.function(values, logp, mode=mode, on_unused_input="ignore")
-        per_logp[key] = (function, mode)
+        per_logp[key] = (compiled_point_logp(logp, values, shapes, mode), mode)
     return per_logp[key][0]
 
 

@@ -8,10 +8,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.compile.mode import get_mode
+from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.scalar import upcast
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
+from pytensor.link.onnx.linker import ONNXLinker
 from pytensor.link.onnx.sampling.adaptation import (
     TARGET_ACCEPT,
     DualAveraging,
@@ -248,6 +251,45 @@ def compile_chunk_function(
 
 
 COMPILED = weakref.WeakKeyDictionary()
+LOG_DENSITIES = weakref.WeakKeyDictionary()
+
+
+def cached_log_density(logp, values, shapes, dtype, mode) -> RaveledLogDensity:
+    """`raveled_log_density`, built (and rewritten) once per ``logp``, values,
+    shapes, dtype and mode: the sampler and `compiled_point_logp` share it."""
+    key = (
+        tuple(values),
+        tuple(shapes),
+        dtype,
+        mode if isinstance(mode, str) else id(mode),
+    )
+    per_logp = LOG_DENSITIES.setdefault(logp, {})
+    if key not in per_logp:
+        log_density = raveled_log_density(logp, values, shapes, dtype, mode)
+        per_logp[key] = (log_density, mode)
+    return per_logp[key][0]
+
+
+def compiled_point_logp(logp, values, shapes, mode):
+    """``logp`` of ``values`` (of ``shapes``) compiled in ``mode`` for a few calls.
+
+    Under an ONNX mode the graph compiled is the log-density the sampler
+    rewrote before vectorizing it, so it is not rewritten again: checking
+    initial points costs a conversion, and a log-density that does not
+    convert fails here as it would when the sampler compiles.
+    """
+    values = list(values)
+    shapes = [tuple(int(d) for d in shape) for shape in shapes]
+    dtype = upcast(*(value.type.dtype for value in values))
+    log_density = cached_log_density(logp, values, shapes, dtype, mode)
+    if isinstance(get_mode(mode).linker, ONNXLinker):
+        mode = get_mode(mode).clone(optimizer=RewriteDatabaseQuery(include=[]))
+    function = pytensor.function([log_density.position], log_density.logp, mode=mode)
+
+    def point_logp(*point):
+        return function(np.concatenate([np.ravel(x) for x in point]).astype(dtype))
+
+    return point_logp
 
 
 def cached_chunk_function(logp, values, shapes, n_chains, dtype, **settings):
@@ -271,7 +313,7 @@ def cached_chunk_function(logp, values, shapes, n_chains, dtype, **settings):
     if key in per_logp:
         return per_logp[key][0], 0.0
     start = time.perf_counter()
-    log_density = raveled_log_density(logp, values, shapes, dtype)
+    log_density = cached_log_density(logp, values, shapes, dtype, mode)
     chunk = compile_chunk_function(log_density, n_chains, **settings)
     per_logp[key] = (chunk, mode)
     return chunk, time.perf_counter() - start

@@ -4,12 +4,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.compile.mode import get_mode
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant
+from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace, vectorize_graph
 from pytensor.graph.traversal import graph_inputs
 
 import pytensor
+from pytensor.link.onnx.linker import ONNXLinker
 
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
@@ -120,10 +123,13 @@ def flattened(x):
     return x if x.type.ndim == 1 else x.ravel()
 
 
-def raveled_log_density(logp, values, shapes, dtype) -> RaveledLogDensity:
+def raveled_log_density(logp, values, shapes, dtype, mode=None) -> RaveledLogDensity:
     """``logp`` as a function of one flat vector holding every value.
 
-    ``shapes`` are the shapes of the values; the vector has ``dtype``.
+    ``shapes`` are the shapes of the values; the vector has ``dtype``. Under
+    an ONNX ``mode``, the log-density and gradient of one point are
+    rewritten once, as the mode rewrites a graph, before any vectorizing: the
+    batched copies then reach the sampler's loops nearly in their final form.
     """
     check_log_density(logp, values)
     sizes = [int(np.prod(shape)) for shape in shapes]
@@ -138,4 +144,21 @@ def raveled_log_density(logp, values, shapes, dtype) -> RaveledLogDensity:
     point_logp, grad = clone_replace(
         [logp.astype(dtype), grad], replace=dict(zip(values, pieces, strict=True))
     )
+    point_logp, grad = rewritten([point_logp, grad], mode)
     return RaveledLogDensity(position, point_logp, grad, tuple(shapes))
+
+
+# They join scalar calls into vector ones split afterwards, and PyTensor
+# vectorizes a ``Split`` into a ``Blockwise`` that loses its static shapes
+# (and with them the broadcasting of length-1 pieces). They rewrite the
+# batched graph when the sampler compiles.
+BATCHED_GRAPH_REWRITES = ("batch_scalar_calls", "calls_on_distinct_data")
+
+
+def rewritten(outputs, mode):
+    """``outputs`` rewritten by ``mode``'s rewrites if it converts to ONNX."""
+    if mode is None or not isinstance(get_mode(mode).linker, ONNXLinker):
+        return outputs
+    fgraph = FunctionGraph(outputs=outputs, clone=False)
+    get_mode(mode).excluding(*BATCHED_GRAPH_REWRITES).optimizer.rewrite(fgraph)
+    return list(fgraph.outputs)
