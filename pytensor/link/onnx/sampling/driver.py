@@ -470,11 +470,11 @@ def sample_nuts(
         random stream spawned from ``random_seed``; the results are in chain
         order. ``cores=1`` samples all chains as one batch in this thread. The
         draws of a seed depend on the number of chains and on ``cores``, which
-        is why it defaults to 1 rather than the machine's CPU count. A batch of
-        chains advances at the pace of its longest trajectory; under
-        ``mode="ONNX"`` threads run at once (onnxruntime releases the GIL), so
-        ``cores=2`` is the faster choice when two CPUs are free (see the
-        measurements in the documentation's sampling page).
+        is why it defaults to 1 rather than the machine's CPU count. Groups
+        run at once where CPUs are free (onnxruntime releases the GIL), but a
+        leapfrog step costs about as much for one chain as for a batch, so
+        ``cores=1`` does the least work; see "Many chains" in the
+        documentation's sampling page for when more cores pay.
 
     Returns
     -------
