@@ -16,6 +16,10 @@ evaluations, warm-up included) of all chains per second of sampling.
 PyMC pins PyTensor 2.38.x, so it runs in that environment::
 
     .venv-2.38.3/bin/python benchmarks/sampling_cores.py [--rounds 3] [--only "eight schools"]
+
+``--again`` samples each model twice and times the second call, whose
+sampler is compiled already: its wall and CPU times are the sampling's (and
+the ``InferenceData``'s), without compiling.
 """
 
 import argparse
@@ -40,21 +44,22 @@ WORKLOADS = (
 )
 
 
-def measure(build_model, cores):
+def measure(build_model, cores, again):
     from pytensor.link.onnx.pymc import sample
 
     model = build_model(False)
-    start, cpu_start = time.perf_counter(), time.process_time()
-    idata = sample(
-        model=model,
-        chains=CHAINS,
-        tune=TUNE,
-        draws=DRAWS,
-        cores=cores,
-        random_seed=SEED,
-        progressbar=False,
-        idata_kwargs={"save_warmup": True},
-    )
+    for _ in range(2 if again else 1):
+        start, cpu_start = time.perf_counter(), time.process_time()
+        idata = sample(
+            model=model,
+            chains=CHAINS,
+            tune=TUNE,
+            draws=DRAWS,
+            cores=cores,
+            random_seed=SEED,
+            progressbar=False,
+            idata_kwargs={"save_warmup": True},
+        )
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     sampling = idata.posterior.attrs["sampling_time"]
     steps = int(idata.sample_stats["n_steps"].sum()) + int(
@@ -68,7 +73,7 @@ def span(values, digits=1):
     return f"{low:.{digits}f}-{high:.{digits}f}"
 
 
-def main(rounds, only):
+def main(rounds, only, again):
     import onnxruntime
     import pymc as pm
     from pymc_workloads import MODEL_BUILDERS
@@ -84,6 +89,7 @@ def main(rounds, only):
         f"{pytensor.__version__}, PyMC {pm.__version__}, onnxruntime "
         f"{onnxruntime.__version__}; {CHAINS} chains x {TUNE} + {DRAWS}, "
         f"{rounds} rounds, ranges over the rounds"
+        + (", each model sampled twice: the second call" if again else "")
     )
     for name in WORKLOADS:
         if only and not any(o in name for o in only):
@@ -92,7 +98,7 @@ def main(rounds, only):
         for round_ in range(rounds):
             order = CORES[round_ % len(CORES) :] + CORES[: round_ % len(CORES)]
             for cores in order:
-                results[cores].append(measure(MODEL_BUILDERS[name], cores))
+                results[cores].append(measure(MODEL_BUILDERS[name], cores, again))
         print(f"\n{name}")
         print(
             f"{'cores':>5} {'wall s':>12} {'CPU s':>12} {'sampling s':>12} "
@@ -113,6 +119,11 @@ if __name__ == "__main__":
     parser.add_argument(
         "--only", action="append", help="substring of a workload name (repeatable)"
     )
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="sample each model twice and time the second call (sampler compiled)",
+    )
     args = parser.parse_args()
     limit_threads(1)  # before NumPy loads
-    main(args.rounds, args.only)
+    main(args.rounds, args.only, args.again)
