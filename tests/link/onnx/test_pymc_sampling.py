@@ -176,7 +176,7 @@ def test_chains_start_where_pm_sample_starts_them(monkeypatch):
         pm.HalfNormal("sigma", 1.0)
         pm.Normal("x", 0.0, 1.0, shape=2)
     with pytest.raises(Called) as called:
-        sample(model=model, chains=3, random_seed=SEED, target_accept=0.9)
+        sample(model=model, chains=3, cores=2, random_seed=SEED, target_accept=0.9)
     values, initial_points, kwargs = called.value.args
 
     # pm.sample seeds chain i's initial point so (pymc/sampling/mcmc.py)
@@ -195,6 +195,7 @@ def test_chains_start_where_pm_sample_starts_them(monkeypatch):
             points, np.stack([point[value.name] for point in expected])
         )
     assert kwargs["target_accept"] == 0.9
+    assert kwargs["cores"] == 2
     assert kwargs["mode"] == "ONNX"
 
 

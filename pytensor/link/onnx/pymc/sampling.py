@@ -62,6 +62,7 @@ def sample(
     draws=1000,
     tune=1000,
     chains=4,
+    cores=1,
     random_seed=None,
     target_accept=0.8,
     max_treedepth=10,
@@ -83,6 +84,11 @@ def sample(
         The model; by default the one of the enclosing ``with`` block.
     draws, tune, chains : int
         Draws kept per chain, warm-up iterations per chain (discarded), chains.
+    cores : int
+        The number of groups of chains sampled in parallel threads (see
+        :func:`~pytensor.link.onnx.sampling.sample_nuts`). Unlike
+        ``pm.sample``'s, the default is 1, not the CPU count: the draws of a
+        seed depend on ``cores``, and should not depend on the machine.
     random_seed : int, numpy.random.Generator or None
         Seeds the initial points (as ``pm.sample`` seeds them) and the sampler.
     target_accept : float
@@ -142,6 +148,7 @@ def sample(
             max_treedepth=max_treedepth,
             mode=mode,
             progressbar=progressbar,
+            cores=cores,
         )
     except ONNXConversionError as err:  # raised when compiling, before sampling
         if causes := conversion_causes(model, logp, mode):

@@ -1,7 +1,7 @@
 """Compile the sampler once, run it in chunks of draws, adapt between chunks."""
 
+import functools
 import itertools
-import sys
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -25,6 +25,13 @@ from pytensor.link.onnx.sampling.adaptation import (
     regularized_variance,
     slow_windows,
     welford_update,
+)
+from pytensor.link.onnx.sampling.groups import (
+    Progress,
+    chain_groups,
+    group_generators,
+    run_in_threads,
+    thread_copies,
 )
 from pytensor.link.onnx.sampling.logdensity import (
     RaveledLogDensity,
@@ -121,6 +128,13 @@ class ChunkFunction:
     log_density: RaveledLogDensity
     max_treedepth: int
     stat_names: tuple[str, ...] = field(default=STAT_NAMES)
+    copies: list["ChunkFunction"] = field(default_factory=list, repr=False)
+
+    def copy(self) -> "ChunkFunction":
+        """The same chunk in a function of its own, to run in another thread."""
+        return ChunkFunction(
+            self.function.copy(), self.log_density, self.max_treedepth, self.stat_names
+        )
 
     def __call__(self, state: ChainState, n_draws, tuning, accumulate, depth_limit):
         outputs = self.function(
@@ -459,6 +473,7 @@ def sample_nuts(
     max_treedepth=10,
     mode="ONNX",
     progressbar=False,
+    cores=1,
 ) -> NUTSResult:
     """Draw from the density ``exp(logp)`` of ``values`` with NUTS, chains in one graph.
 
@@ -466,7 +481,8 @@ def sample_nuts(
     step-size adaptation) is one PyTensor graph over all chains at once,
     compiled once in ``mode``: under ``mode="ONNX"`` one onnxruntime model.
     The sampler runs it for chunks of draws and adapts the mass matrix
-    between chunks.
+    between chunks. With ``cores > 1`` the chains are split into groups, each
+    run by its own compiled sampler in its own thread.
 
     Parameters
     ----------
@@ -490,6 +506,17 @@ def sample_nuts(
         Any PyTensor mode.
     progressbar
         Print progress to standard error after each chunk of draws.
+    cores
+        The number of groups the chains are split into (as evenly as possible,
+        at most one per chain), each sampled in its own thread with its own
+        random stream spawned from ``random_seed``; the results are in chain
+        order. ``cores=1`` samples all chains as one batch in this thread. The
+        draws of a seed depend on the number of chains and on ``cores``, which
+        is why it defaults to 1 rather than the machine's CPU count. Groups
+        run at once where CPUs are free (onnxruntime releases the GIL), but a
+        leapfrog step costs about as much for one chain as for a batch, so
+        ``cores=1`` does the least work; see "Many chains" in the
+        documentation's sampling page for when more cores pay.
 
     Returns
     -------
@@ -507,22 +534,92 @@ def sample_nuts(
     ((2, 50, 2), (2, 50))
     """
     values = list(values)
-    chunk, compile_seconds = compiled_chunk(
+    check_log_density(logp, values)
+    n_chains, _ = value_shapes(values, initial_points)
+    groups = chain_groups(n_chains, cores)
+    chunks, compile_seconds = group_chunks(
         logp,
         values,
         initial_points,
+        groups,
         target_accept,
         max(max_treedepth, COMPILED_TREEDEPTH),
         mode,
     )
-    log_density = chunk.log_density
-    n_chains = len(initial_points[0])
-    dtype = log_density.position.type.dtype
-
-    state = initial_state(log_density, initial_points, random_seed)
-    draw_chunks, stat_chunks = [], []
+    log_density = chunks[0].log_density
+    segments = schedule(tune, draws, max_treedepth)
+    progress = Progress(len(groups), tune, draws, progressbar)
+    tasks = [
+        functools.partial(
+            run_group,
+            chunk,
+            initial_state(
+                log_density, [np.asarray(p)[group] for p in initial_points], rng
+            ),
+            segments,
+            tune,
+            functools.partial(progress.update, index),
+        )
+        for index, (chunk, group, rng) in enumerate(
+            zip(chunks, groups, group_generators(random_seed, len(groups)), strict=True)
+        )
+    ]
     start_time = time.perf_counter()
-    for segment in schedule(tune, draws, max_treedepth):
+    runs = run_in_threads(tasks)
+    sampling_seconds = time.perf_counter() - start_time
+    progress.close()
+
+    all_draws = np.concatenate([run[0] for run in runs], axis=1).swapaxes(0, 1)
+    all_stats = {
+        name: np.concatenate([run[1][name] for run in runs], axis=1).swapaxes(0, 1)
+        for name in STAT_NAMES
+    }
+    states = [run[2] for run in runs]
+    log_step = "log_step" if tune == 0 else "log_step_bar"
+    step_size = np.exp(
+        np.concatenate([getattr(s.dual_averaging, log_step) for s in states])
+    )
+    return NUTSResult(
+        draws=log_density.split(all_draws[:, tune:], [v.type.dtype for v in values]),
+        stats={name: stat[:, tune:] for name, stat in all_stats.items()},
+        warmup_stats={name: stat[:, :tune] for name, stat in all_stats.items()},
+        step_size=step_size,
+        inverse_mass_matrix=np.concatenate([s.inverse_mass for s in states]),
+        compile_seconds=compile_seconds,
+        sampling_seconds=sampling_seconds,
+    )
+
+
+def group_chunks(
+    logp, values, initial_points, groups, target_accept, max_treedepth, mode
+):
+    """A compiled chunk per group of chains, that can all run at once: groups
+    of the same size share one compilation, in copies of its function; and the
+    seconds compiling and copying took now."""
+    sizes = [group.stop - group.start for group in groups]
+    compiled, seconds = {}, 0.0
+    for group, size in zip(groups, sizes, strict=True):
+        if size not in compiled:
+            points = [np.asarray(p)[group] for p in initial_points]
+            compiled[size], took = compiled_chunk(
+                logp, values, points, target_accept, max_treedepth, mode
+            )
+            seconds += took
+    copies = {}
+    for size, chunk in compiled.items():
+        copies[size], took = thread_copies(chunk, sizes.count(size))
+        seconds += took
+    return [copies[size].pop(0) for size in sizes], seconds
+
+
+def run_group(chunk, state, segments, tune, on_segment):
+    """Run the chains of ``state`` through ``segments``: their draws
+    ``(tune + draws, chains, n)``, statistics and last state."""
+    log_density = chunk.log_density
+    dtype = log_density.position.type.dtype
+    n_chains = state.position.shape[0]
+    draw_chunks, stat_chunks = [], []
+    for segment in segments:
         if segment.start == tune and tune > 0:
             da = state.dual_averaging
             state.dual_averaging = da._replace(log_step=da.log_step_bar)
@@ -538,40 +635,9 @@ def sample_nuts(
         if segment.closes_window:
             state.inverse_mass = regularized_variance(state.welford).astype(dtype)
             state.welford = empty_welford(n_chains, log_density.size, dtype)
-        if progressbar:
-            report_progress(segment.stop, tune, draws, stats)
-    sampling_seconds = time.perf_counter() - start_time
-    if progressbar:
-        print(file=sys.stderr)
-
-    all_draws = np.concatenate(draw_chunks, axis=0).swapaxes(0, 1)
-    all_stats = {
-        name: np.concatenate([s[name] for s in stat_chunks], axis=0).swapaxes(0, 1)
+        on_segment(segment.stop, stats)
+    stats = {
+        name: np.concatenate([s[name] for s in stat_chunks], axis=0)
         for name in STAT_NAMES
     }
-    if tune == 0:
-        step_size = np.exp(state.dual_averaging.log_step)
-    else:
-        step_size = np.exp(state.dual_averaging.log_step_bar)
-    return NUTSResult(
-        draws=log_density.split(all_draws[:, tune:], [v.type.dtype for v in values]),
-        stats={name: stat[:, tune:] for name, stat in all_stats.items()},
-        warmup_stats={name: stat[:, :tune] for name, stat in all_stats.items()},
-        step_size=step_size,
-        inverse_mass_matrix=state.inverse_mass,
-        compile_seconds=compile_seconds,
-        sampling_seconds=sampling_seconds,
-    )
-
-
-def report_progress(done, tune, draws, stats):
-    phase = "warm-up" if done <= tune else "sampling"
-    width = 30
-    filled = int(width * done / max(tune + draws, 1))
-    print(
-        f"\rNUTS [{'#' * filled}{'.' * (width - filled)}] {done}/{tune + draws} "
-        f"({phase}, {int(stats['diverging'].sum())} divergences in the last chunk)",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+    return np.concatenate(draw_chunks, axis=0), stats, state

@@ -6,6 +6,7 @@ import pytest
 
 import pytensor
 from pytensor.link.onnx.sampling import NUTSResult, sample_nuts
+from pytensor.link.onnx.sampling.groups import chain_groups
 from tests.link.onnx.sampling.diagnostics import effective_sample_size, split_chains
 
 
@@ -87,6 +88,51 @@ def test_the_graph_runs_in_python_mode_and_agrees_with_onnx(normal_target):
             assert abs(draws[..., i].mean()) < 4.5 * scale / np.sqrt(ess)
             assert 0.5 < draws[..., i].std() / scale < 1.5
     assert not np.array_equal(reference.draws[0], onnx.draws[0])
+
+
+def test_chains_in_parallel_groups_sample_the_target(normal_target):
+    result = run(normal_target, chains=4, cores=2, draws=300, tune=100, random_seed=4)
+    again = run(normal_target, chains=4, cores=2, draws=300, tune=100, random_seed=4)
+    assert result.draws[0].shape == (4, 300, 2)
+    assert result.stats["n_steps"].shape == (4, 300)
+    assert result.step_size.shape == (4,)
+    assert result.inverse_mass_matrix.shape == (4, 2)
+    np.testing.assert_array_equal(result.draws[0], again.draws[0])
+    draws = result.draws[0]
+    for i, scale in enumerate(normal_target[2]):
+        ess = effective_sample_size(split_chains(draws[..., i]))
+        assert abs(draws[..., i].mean()) < 4.5 * scale / np.sqrt(ess)
+        assert 0.5 < draws[..., i].std() / scale < 1.5
+
+
+def test_each_group_of_chains_samples_as_it_would_alone(normal_target):
+    """With ``cores=2``, the chains are two groups in chain order, each with
+    its own generator spawned from the seed: running both in threads at once
+    changes nothing in either."""
+    together = run(normal_target, chains=4, cores=2, random_seed=5)
+    generators = np.random.default_rng(5).spawn(2)
+    for group, generator in zip((slice(0, 2), slice(2, 4)), generators, strict=True):
+        alone = run(normal_target, chains=2, random_seed=generator)
+        np.testing.assert_array_equal(together.draws[0][group], alone.draws[0])
+        np.testing.assert_array_equal(together.step_size[group], alone.step_size)
+        for name, stat in alone.warmup_stats.items():
+            np.testing.assert_array_equal(together.warmup_stats[name][group], stat)
+
+
+@pytest.mark.parametrize(
+    "chains, cores, sizes",
+    [(4, 1, [4]), (4, 2, [2, 2]), (5, 2, [3, 2]), (7, 3, [3, 2, 2]), (2, 4, [1, 1])],
+)
+def test_chains_are_split_into_groups_as_evenly_as_possible(chains, cores, sizes):
+    groups = chain_groups(chains, cores)
+    assert [group.stop - group.start for group in groups] == sizes
+    assert groups[0].start == 0 and groups[-1].stop == chains
+
+
+@pytest.mark.parametrize("cores", [0, -1, 1.5, True])
+def test_cores_that_are_not_a_positive_integer_are_refused(normal_target, cores):
+    with pytest.raises((TypeError, ValueError), match="cores"):
+        run(normal_target, cores=cores)
 
 
 def test_logp_of_an_input_that_is_not_a_value_is_refused():
