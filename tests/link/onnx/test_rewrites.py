@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pytensor.compile.mode import get_mode
 from pytensor.graph.fg import FunctionGraph
+from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.slinalg import Cholesky
 
@@ -254,6 +255,38 @@ def test_censored_log_cdfs_are_computed_once_per_bound(dtype):
         assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=rtol),
     )
     assert 0 < elements_computed(fn, ps.Erfc) < 10
+
+
+def checked_censored_normal_logp(dtype):
+    # PyMC's Censored evaluated for 4 chains at once: the log-CDF goes
+    # through its parameter check before the switch on the observed values
+    mu, sigma = (pt.vector(name, shape=(4,), dtype=dtype) for name in ("mu", "sigma"))
+    observed = np.clip(np.linspace(-2.0, 3.5, 40), -1.0, 2.5).astype(dtype)[None]
+    z = (observed - mu[:, None]) / sigma[:, None]
+    sqrt2 = np.asarray(np.sqrt(2.0), dtype)
+    log_cdf = CheckAndRaise(ValueError, "sigma > 0")(
+        pt.log(0.5 * pt.erfc(-z / sqrt2)), pt.all(sigma > 0)
+    )
+    logp = pt.switch(pt.eq(observed, -1.0), log_cdf, -0.5 * z**2).sum()
+    return [mu, sigma], [logp, *pytensor.grad(logp, [mu, sigma])]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_censored_log_cdfs_behind_a_parameter_check_are_computed_once_per_bound(
+    dtype,
+):
+    inputs, outputs = checked_censored_normal_logp(dtype)
+    values = cast_all([[0.4, -0.2, 1.0, 0.0], [1.3, 0.5, 2.0, 1.0]], dtype)
+    rtol = {"float64": 1e-13, "float32": 2e-6}[dtype]
+    fn, _ = compare_onnx_and_py(
+        inputs,
+        outputs,
+        values,
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=rtol),
+    )
+    assert 0 < elements_computed(fn, ps.Erfc) <= 4
+    with pytest.raises(ValueError, match="sigma > 0"):
+        fn(values[0], -values[1])
 
 
 def branch_of(name):
