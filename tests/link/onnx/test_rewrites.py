@@ -359,6 +359,16 @@ def test_special_functions_of_repeated_float32_data():
     assert elements_computed(fn, ps.GammaLn) <= 7 + 5
 
 
+def chains_negative_binomial_terms():
+    # the counts broadcast against a parameter per chain, as the log-density
+    # of several chains evaluated at once reads them
+    log_alpha = pt.dvector("log_alpha", shape=(3,))
+    alpha = pt.exp(log_alpha)[:, None]
+    logp = (pt.gammaln(COUNTS[None] + alpha) - pt.gammaln(alpha)).sum()
+    values = [np.array([0.3, -1.0, 2.0])]
+    return [log_alpha], [logp, pytensor.grad(logp, log_alpha)], values
+
+
 def dirichlet_multinomial_terms():
     # a parameter per category, broadcast along the observations' rows
     log_alpha = pt.dvector("log_alpha", shape=(4,))
@@ -392,6 +402,7 @@ def signed_zeros_and_nans_terms():
     "terms",
     [
         negative_binomial_terms,
+        chains_negative_binomial_terms,
         dirichlet_multinomial_terms,
         matrix_and_one_value_terms,
         signed_zeros_and_nans_terms,
@@ -409,7 +420,11 @@ def test_special_functions_of_repeated_data_keep_their_values(terms):
 
 @pytest.mark.parametrize(
     "terms, distinct",
-    [(negative_binomial_terms, 7), (dirichlet_multinomial_terms, 4 * 7)],
+    [
+        (negative_binomial_terms, 7),
+        (chains_negative_binomial_terms, 3 * 7),
+        (dirichlet_multinomial_terms, 4 * 7),
+    ],
 )
 def test_special_functions_of_repeated_data_run_once_per_distinct_element(
     terms, distinct
