@@ -12,6 +12,7 @@ from pytensor.compile.mode import get_mode
 from pytensor.graph.fg import FunctionGraph
 from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.math import Sum
 from pytensor.tensor.slinalg import Cholesky
 
 import pytensor
@@ -608,3 +609,34 @@ def test_the_mode_leaves_rewrites_that_register_later_registrable():
     )
     assert result.returncode == 0, result.stderr
     assert "already present in the database" not in result.stderr
+
+
+def broadcast_sums():
+    # gradients of parameters broadcast against data: sums of an alloc or of
+    # a second, over axes the summed array already has in full
+    a = pt.dmatrix("a", shape=(3, 1))
+    v = pt.tensor3("v", shape=(3, 5, 1), dtype="float64")
+    data = pt.constant(np.linspace(-1.0, 2.0, 40).reshape(1, 40))
+    outputs = [
+        pt.second(a, data).sum(axis=1),
+        pt.alloc(v, 3, 5, 4).sum(axis=1),
+        pt.alloc(v, 3, 5, 4).sum(axis=(0, 1)),
+        pt.alloc(v, 3, 5, 4).sum(axis=2),
+    ]
+    values = [
+        np.array([[0.5], [1.0], [-2.0]]),
+        np.linspace(0.0, 1.0, 15).reshape(3, 5, 1),
+    ]
+    return [a, v], outputs, values
+
+
+def test_sums_of_broadcast_arrays_keep_their_values():
+    inputs, outputs, values = broadcast_sums()
+    compare_onnx_and_py(inputs, outputs, values)
+
+
+def test_sums_of_broadcast_arrays_sum_before_broadcasting():
+    inputs, outputs, _ = broadcast_sums()
+    fn = pytensor.function(inputs, outputs[:3], mode="ONNX")
+    sums = [node for node in fn.maker.fgraph.apply_nodes if isinstance(node.op, Sum)]
+    assert all(node.inputs[0].owner is None for node in sums)
