@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pytensor.compile.mode import get_mode
 from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.replace import vectorize_graph
 from pytensor.raise_op import CheckAndRaise
+from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.math import Sum
 from pytensor.tensor.slinalg import Cholesky
@@ -640,3 +642,25 @@ def test_sums_of_broadcast_arrays_sum_before_broadcasting():
     fn = pytensor.function(inputs, outputs[:3], mode="ONNX")
     sums = [node for node in fn.maker.fgraph.apply_nodes if isinstance(node.op, Sum)]
     assert all(node.inputs[0].owner is None for node in sums)
+
+
+def chains_of_a_random_walk():
+    # a time series' innovations (a split and a join of one vector) evaluated
+    # for 3 chains at once
+    x = pt.dvector("x", shape=(6,))
+    first, rest = pt.split(x, [1, 5], n_splits=2)
+    steps = pt.concatenate([first, rest[1:] - rest[:-1]])
+    chains = pt.dmatrix("chains", shape=(3, 6))
+    [batched] = vectorize_graph([steps], replace={x: chains})
+    return [chains], [batched], [np.arange(18.0).reshape(3, 6) ** 1.5]
+
+
+def test_joins_and_splits_for_chains_keep_their_values():
+    compare_onnx_and_py(*chains_of_a_random_walk())
+
+
+def test_joins_and_splits_for_chains_become_one_join_and_one_split():
+    inputs, outputs, _ = chains_of_a_random_walk()
+    fn = pytensor.function(inputs, outputs, mode="ONNX")
+    ops = [type(node.op) for node in fn.maker.fgraph.apply_nodes]
+    assert Blockwise not in ops
