@@ -153,6 +153,7 @@ class ONNXGraphBuilder:
         self.inputs: list[onnx.ValueInfoProto] = []
         self.outputs: list[onnx.ValueInfoProto] = []
         self._constants: dict[tuple, str] = {}
+        self._constant_arrays: dict[str, np.ndarray] = {}
         self._producer: dict[str, onnx.NodeProto] = {}
         # Nodes already added, by what they compute (see `node_key`)
         self._computed: dict[tuple, list[str]] = {}
@@ -265,6 +266,7 @@ class ONNXGraphBuilder:
             name = self.fresh_name(hint)
             self.initializers.append(numpy_helper.from_array(array, name))
             self._constants[key] = name
+            self._constant_arrays[name] = array
         return self._constants[key]
 
     def sequence_constant(self, values, dtype, *, hint: str = "const_list") -> str:
@@ -279,9 +281,19 @@ class ONNXGraphBuilder:
         return self._producer.get(self._renamed.get(value, value))
 
     def cast(self, name: str, from_dtype, to_dtype) -> str:
-        """Return ``name`` converted to ``to_dtype`` (``name`` itself if it already is)."""
+        """Return ``name`` converted to ``to_dtype`` (``name`` itself if it already is).
+
+        A constant of this graph is cast when the graph is built, unless it
+        is a float cast to an integer (whose NaN and overflow ONNX leaves
+        undefined).
+        """
         if np.dtype(from_dtype) == np.dtype(to_dtype):
             return name
+        array = self._constant_arrays.get(name)
+        if array is not None and not (
+            array.dtype.kind == "f" and np.dtype(to_dtype).kind in "biu"
+        ):
+            return self.constant(array.astype(to_dtype), hint="const")
         return self.add("Cast", [name], to=onnx_dtype(to_dtype), hint="cast")
 
     def add_input(

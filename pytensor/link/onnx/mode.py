@@ -9,6 +9,8 @@ from pytensor.compile.mode import (
 from pytensor.link.onnx.linker import ONNXLinker
 from pytensor.link.onnx.rewrites import (  # noqa: F401 (each registers its rewrites)
     batching,
+    blockwise,
+    broadcast_sums,
     dimshuffle,
     distinct_data,
     subtensor,

@@ -10,7 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pytensor.compile.mode import get_mode
 from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.replace import vectorize_graph
+from pytensor.raise_op import CheckAndRaise
+from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.math import Sum
 from pytensor.tensor.slinalg import Cholesky
 
 import pytensor
@@ -256,6 +260,38 @@ def test_censored_log_cdfs_are_computed_once_per_bound(dtype):
     assert 0 < elements_computed(fn, ps.Erfc) < 10
 
 
+def checked_censored_normal_logp(dtype):
+    # PyMC's Censored evaluated for 4 chains at once: the log-CDF goes
+    # through its parameter check before the switch on the observed values
+    mu, sigma = (pt.vector(name, shape=(4,), dtype=dtype) for name in ("mu", "sigma"))
+    observed = np.clip(np.linspace(-2.0, 3.5, 40), -1.0, 2.5).astype(dtype)[None]
+    z = (observed - mu[:, None]) / sigma[:, None]
+    sqrt2 = np.asarray(np.sqrt(2.0), dtype)
+    log_cdf = CheckAndRaise(ValueError, "sigma > 0")(
+        pt.log(0.5 * pt.erfc(-z / sqrt2)), pt.all(sigma > 0)
+    )
+    logp = pt.switch(pt.eq(observed, -1.0), log_cdf, -0.5 * z**2).sum()
+    return [mu, sigma], [logp, *pytensor.grad(logp, [mu, sigma])]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_censored_log_cdfs_behind_a_parameter_check_are_computed_once_per_bound(
+    dtype,
+):
+    inputs, outputs = checked_censored_normal_logp(dtype)
+    values = cast_all([[0.4, -0.2, 1.0, 0.0], [1.3, 0.5, 2.0, 1.0]], dtype)
+    rtol = {"float64": 1e-13, "float32": 2e-6}[dtype]
+    fn, _ = compare_onnx_and_py(
+        inputs,
+        outputs,
+        values,
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=rtol),
+    )
+    assert 0 < elements_computed(fn, ps.Erfc) <= 4
+    with pytest.raises(ValueError, match="sigma > 0"):
+        fn(values[0], -values[1])
+
+
 def branch_of(name):
     """``switch(mask, branch(c, y), y)`` over three elements, ``mask`` taking
     the first two, for the constant ``c`` of the case ``name``."""
@@ -326,6 +362,16 @@ def test_special_functions_of_repeated_float32_data():
     assert elements_computed(fn, ps.GammaLn) <= 7 + 5
 
 
+def chains_negative_binomial_terms():
+    # the counts broadcast against a parameter per chain, as the log-density
+    # of several chains evaluated at once reads them
+    log_alpha = pt.dvector("log_alpha", shape=(3,))
+    alpha = pt.exp(log_alpha)[:, None]
+    logp = (pt.gammaln(COUNTS[None] + alpha) - pt.gammaln(alpha)).sum()
+    values = [np.array([0.3, -1.0, 2.0])]
+    return [log_alpha], [logp, pytensor.grad(logp, log_alpha)], values
+
+
 def dirichlet_multinomial_terms():
     # a parameter per category, broadcast along the observations' rows
     log_alpha = pt.dvector("log_alpha", shape=(4,))
@@ -359,6 +405,7 @@ def signed_zeros_and_nans_terms():
     "terms",
     [
         negative_binomial_terms,
+        chains_negative_binomial_terms,
         dirichlet_multinomial_terms,
         matrix_and_one_value_terms,
         signed_zeros_and_nans_terms,
@@ -376,7 +423,11 @@ def test_special_functions_of_repeated_data_keep_their_values(terms):
 
 @pytest.mark.parametrize(
     "terms, distinct",
-    [(negative_binomial_terms, 7), (dirichlet_multinomial_terms, 4 * 7)],
+    [
+        (negative_binomial_terms, 7),
+        (chains_negative_binomial_terms, 3 * 7),
+        (dirichlet_multinomial_terms, 4 * 7),
+    ],
 )
 def test_special_functions_of_repeated_data_run_once_per_distinct_element(
     terms, distinct
@@ -560,3 +611,56 @@ def test_the_mode_leaves_rewrites_that_register_later_registrable():
     )
     assert result.returncode == 0, result.stderr
     assert "already present in the database" not in result.stderr
+
+
+def broadcast_sums():
+    # gradients of parameters broadcast against data: sums of an alloc or of
+    # a second, over axes the summed array already has in full
+    a = pt.dmatrix("a", shape=(3, 1))
+    v = pt.tensor3("v", shape=(3, 5, 1), dtype="float64")
+    data = pt.constant(np.linspace(-1.0, 2.0, 40).reshape(1, 40))
+    outputs = [
+        pt.second(a, data).sum(axis=1),
+        pt.alloc(v, 3, 5, 4).sum(axis=1),
+        pt.alloc(v, 3, 5, 4).sum(axis=(0, 1)),
+        pt.alloc(v, 3, 5, 4).sum(axis=2),
+    ]
+    values = [
+        np.array([[0.5], [1.0], [-2.0]]),
+        np.linspace(0.0, 1.0, 15).reshape(3, 5, 1),
+    ]
+    return [a, v], outputs, values
+
+
+def test_sums_of_broadcast_arrays_keep_their_values():
+    inputs, outputs, values = broadcast_sums()
+    compare_onnx_and_py(inputs, outputs, values)
+
+
+def test_sums_of_broadcast_arrays_sum_before_broadcasting():
+    inputs, outputs, _ = broadcast_sums()
+    fn = pytensor.function(inputs, outputs[:3], mode="ONNX")
+    sums = [node for node in fn.maker.fgraph.apply_nodes if isinstance(node.op, Sum)]
+    assert all(node.inputs[0].owner is None for node in sums)
+
+
+def chains_of_a_random_walk():
+    # a time series' innovations (a split and a join of one vector) evaluated
+    # for 3 chains at once
+    x = pt.dvector("x", shape=(6,))
+    first, rest = pt.split(x, [1, 5], n_splits=2)
+    steps = pt.concatenate([first, rest[1:] - rest[:-1]])
+    chains = pt.dmatrix("chains", shape=(3, 6))
+    [batched] = vectorize_graph([steps], replace={x: chains})
+    return [chains], [batched], [np.arange(18.0).reshape(3, 6) ** 1.5]
+
+
+def test_joins_and_splits_for_chains_keep_their_values():
+    compare_onnx_and_py(*chains_of_a_random_walk())
+
+
+def test_joins_and_splits_for_chains_become_one_join_and_one_split():
+    inputs, outputs, _ = chains_of_a_random_walk()
+    fn = pytensor.function(inputs, outputs, mode="ONNX")
+    ops = [type(node.op) for node in fn.maker.fgraph.apply_nodes]
+    assert Blockwise not in ops

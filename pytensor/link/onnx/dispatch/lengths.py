@@ -99,7 +99,13 @@ def length_source(var, axis):
         if isinstance(owner.op, DimShuffle):
             var, axis = owner.inputs[0], owner.op.new_order[axis]
         elif isinstance(owner.op, Elemwise):
-            var = next(v for v in owner.inputs if not v.type.broadcastable[axis])
+            # inputs typed more precisely than the output by a rewrite may
+            # all have length 1 there
+            var = next(
+                (v for v in owner.inputs if not v.type.broadcastable[axis]), None
+            )
+            if var is None:
+                return 1
         elif isinstance(owner.op, Dot) and var.type.ndim == owner.inputs[0].type.ndim:
             var = owner.inputs[axis]
         else:

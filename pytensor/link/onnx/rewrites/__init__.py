@@ -9,6 +9,8 @@ where it is defined:
 * `subtensor`: ``local_dimshuffle_unit_slice``, in place of PyTensor's
   ``local_dimshuffle_subtensor``;
 * `switch`: ``local_switch_uniform_constants``;
+* `broadcast_sums`: ``local_sum_before_broadcast``;
+* `blockwise`: ``local_blockwise_join_split``;
 * `dimshuffle`: ``merge_dimshuffled_twins``;
 * `distinct_data`: ``calls_on_distinct_data``;
 * `batching`: ``batch_scalar_calls``.

@@ -30,8 +30,9 @@ class CallsOnDistinctData(ConvertedSizeRewriter):
     negative binomial, ``gammaln(counts + alpha[None])`` with a parameter per
     category in a Dirichlet-multinomial), though counts take few distinct
     values. The elementwise graph of such a call (the ``Elemwise`` nodes it
-    is computed by) reads constants of its output's shape, the data, and
-    values broadcast along some axes, the parameters. It is computed once per
+    is computed by) reads constants, the data (of its output's shape, or
+    broadcast to it, as in a log-density evaluated for several chains at
+    once), and values broadcast along some axes, the parameters. It is computed once per
     distinct element: per distinct combination of the data's values
     (compared by their bits) and of the positions along the parameters'
     axes. One ``Gather`` reads the result back for every element, and each
@@ -91,14 +92,12 @@ def on_distinct_data(out):
         )
     )
     data = [
-        leaf
-        for leaf in leaves
-        if isinstance(leaf, Constant) and leaf.type.shape == shape
+        leaf for leaf in leaves if isinstance(leaf, Constant) and not is_one_value(leaf)
     ]
     broadcast = [leaf for leaf in leaves if leaf not in data and not is_one_value(leaf)]
     if not data or not all(
         length in (1, full)
-        for leaf in broadcast
+        for leaf in data + broadcast
         for length, full in zip(leaf.type.shape, shape, strict=True)
     ):
         return None
@@ -112,7 +111,7 @@ def on_distinct_data(out):
             if length != 1
         }
     )
-    columns = [np.asarray(leaf.data).reshape(size) for leaf in data]
+    columns = [np.broadcast_to(leaf.data, shape).reshape(size) for leaf in data]
     columns += [positions[axis] for axis in varying]
     if size > DISTINCT_SAMPLE:
         sample_first, _ = distinct([column[:DISTINCT_SAMPLE] for column in columns])

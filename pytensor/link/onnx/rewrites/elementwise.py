@@ -1,6 +1,7 @@
 """What the mode's rewrites ask of elementwise graphs."""
 
 from pytensor.graph.basic import Constant
+from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.type import TensorType
 
@@ -13,23 +14,34 @@ def equal_constants(x, y) -> bool:
     return isinstance(x, Constant) and isinstance(y, Constant) and x.equals(y)
 
 
-def elementwise_nodes(var, through=lambda node: True) -> list:
+def elementwise_nodes(var, through=lambda node: True, checks=False) -> list:
     """The ``Elemwise`` nodes that compute ``var`` from the outputs of other
     nodes through ``Elemwise`` nodes only (and only those ``through`` accepts),
-    each after those it reads."""
+    each after those it reads; with ``checks``, also through the checked value
+    (not the conditions) of ``CheckAndRaise`` nodes, which are listed too."""
     order, seen = [], set()
     stack = [(var.owner, False)]
     while stack:
         node, inputs_done = stack.pop()
-        if node is None or not isinstance(node.op, Elemwise) or not through(node):
+        if node is None or not through(node):
+            continue
+        is_check = checks and isinstance(node.op, CheckAndRaise)
+        if not (is_check or isinstance(node.op, Elemwise)):
             continue
         if inputs_done:
             order.append(node)
         elif node not in seen:
             seen.add(node)
             stack.append((node, True))
-            stack.extend((inp.owner, False) for inp in node.inputs)
+            read = node.inputs[:1] if is_check else node.inputs
+            stack.extend((inp.owner, False) for inp in read)
     return order
+
+
+def elementwise_inputs(node) -> list:
+    """The inputs of ``node`` computed with element by element: a
+    ``CheckAndRaise``'s checked value, an ``Elemwise``'s every input."""
+    return node.inputs[:1] if isinstance(node.op, CheckAndRaise) else node.inputs
 
 
 def is_batchable_call(node) -> bool:

@@ -9,7 +9,10 @@ from pytensor.tensor.basic import constant, switch
 from pytensor.tensor.elemwise import Elemwise
 
 from pytensor.link.onnx.rewrites.configuration import ONNX_TAG
-from pytensor.link.onnx.rewrites.elementwise import elementwise_nodes
+from pytensor.link.onnx.rewrites.elementwise import (
+    elementwise_inputs,
+    elementwise_nodes,
+)
 
 
 @node_rewriter([Elemwise])
@@ -22,7 +25,9 @@ def local_switch_uniform_constants(fgraph, node):
     ...)`` on observed data: the log-CDF, its gradient and the special
     functions in them are then computed once instead of for every observation.
     Equal means equal bits (``0.0`` and ``-0.0`` differ); only the elements
-    the branch is taken for are compared, so the result is the same.
+    the branch is taken for are compared, so the result is the same. The
+    branch is read through the checked values of ``CheckAndRaise`` (PyMC's
+    parameter checks), whose conditions stay as they are.
     """
     if not isinstance(node.op.scalar_op, Switch):
         return None
@@ -48,14 +53,15 @@ def with_uniform_constants(var, taken):
         uniform = uniform_constant(var, taken)
         return var if uniform is None else uniform
     new = {}
-    for node in elementwise_nodes(var):
-        for inp in node.inputs:
+    for node in elementwise_nodes(var, checks=True):
+        read = elementwise_inputs(node)
+        for inp in read:
             if isinstance(inp, Constant) and inp not in new:
                 uniform = uniform_constant(inp, taken)
                 if uniform is not None:
                     new[inp] = uniform
-        inputs = [new.get(inp, inp) for inp in node.inputs]
-        if any(inp in new for inp in node.inputs):
+        inputs = [new.get(inp, inp) for inp in read] + node.inputs[len(read) :]
+        if any(inp in new for inp in read):
             new.update(
                 zip(node.outputs, node.op.make_node(*inputs).outputs, strict=True)
             )
