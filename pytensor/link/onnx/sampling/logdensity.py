@@ -1,5 +1,6 @@
 """The log-density of a batch of points, from the log-density graph of one point."""
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,7 +10,9 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace, vectorize_graph
+from pytensor.graph.rewriting.basic import in2out, node_rewriter
 from pytensor.graph.traversal import graph_inputs
+from pytensor.tensor.basic import Split
 
 import pytensor
 from pytensor.link.onnx.linker import ONNXLinker
@@ -155,10 +158,28 @@ def raveled_log_density(logp, values, shapes, dtype, mode=None) -> RaveledLogDen
 BATCHED_GRAPH_REWRITES = ("batch_scalar_calls", "calls_on_distinct_data")
 
 
+@node_rewriter([Split])
+def split_as_slices(fgraph, node):
+    """A ``Split`` of constant axis and sizes as the slices it takes, which
+    PyTensor vectorizes with their static shapes: the rewrites may have
+    merged a length-1 piece into an elementwise call that broadcasts it."""
+    array, axis, sizes = node.inputs
+    if not isinstance(axis, Constant) or not isinstance(sizes, Constant):
+        return None
+    leading = (slice(None),) * (int(axis.data) % array.type.ndim)
+    bounds = np.cumsum([0, *sizes.data]).tolist()
+    pieces = [array[(*leading, slice(a, b))] for a, b in itertools.pairwise(bounds)]
+    return [
+        out.type.filter_variable(piece)
+        for out, piece in zip(node.outputs, pieces, strict=True)
+    ]
+
+
 def rewritten(outputs, mode):
     """``outputs`` rewritten by ``mode``'s rewrites if it converts to ONNX."""
     if mode is None or not isinstance(get_mode(mode).linker, ONNXLinker):
         return outputs
     fgraph = FunctionGraph(outputs=outputs, clone=False)
     get_mode(mode).excluding(*BATCHED_GRAPH_REWRITES).optimizer.rewrite(fgraph)
+    in2out(split_as_slices).rewrite(fgraph)
     return list(fgraph.outputs)

@@ -165,3 +165,14 @@ def test_initial_points_of_the_wrong_shape_are_refused(initial):
     x = pt.vector("x", shape=(2,))
     with pytest.raises(ValueError, match="initial point"):
         sample_nuts(-0.5 * (x**2).sum(), [x], initial)
+
+
+def test_length_one_piece_of_a_split_broadcasts_for_every_chain():
+    # The rewrites of the one-point log-density merge the length-1 piece into
+    # an elementwise call that broadcasts it; evaluated for several chains,
+    # the piece must keep its static length (a Dirichlet's stick-breaking).
+    x = pt.vector("x", shape=(4,))
+    head, tail = pt.split(pt.exp(x), [3, 1], n_splits=2)
+    logp = -0.5 * (x**2).sum() - 0.5 * ((head + pt.log1p(tail) * 3.0 - 2.0) ** 2).sum()
+    result = sample_nuts(logp, [x], [np.zeros((2, 4))], draws=5, tune=5, random_seed=1)
+    assert np.isfinite(result.stats["lp"]).all()
