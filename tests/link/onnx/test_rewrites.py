@@ -720,3 +720,25 @@ def test_indexing_by_data_for_chains_is_one_gather_and_one_scatter(
     )
     fn, _ = compare_onnx_and_py(inputs, outputs, values)
     assert not loops_in(onnx_model_of(fn).graph)
+
+
+def test_an_update_of_unknown_length_for_chains_still_refuses_to_broadcast():
+    # AdvancedIncSubtensor1 raises where y of one element would be broadcast
+    # to the index; the general increment the rewrite makes would broadcast
+    x = pt.dvector("x", shape=(6,))
+    y = pt.dvector("y")
+    index = pt.lvector("index", shape=(8,))
+    xs = pt.dmatrix("xs", shape=(3, 6))
+    ys = pt.dmatrix("ys", shape=(3, None))
+    indices = pt.lmatrix("indices", shape=(1, 8))
+    [out] = vectorize_graph(
+        [advanced_inc_subtensor1(x, y, index)],
+        replace={x: xs, y: ys, index: indices},
+    )
+    fn, _ = compare_onnx_and_py(
+        [xs, ys, indices],
+        [out],
+        [np.zeros((3, 6)), np.ones((3, 8)), np.array([[0, 5, -1, 2, 0, -6, 3, 5]])],
+    )
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        fn(np.zeros((3, 6)), np.ones((3, 1)), np.zeros((1, 8), dtype="int64"))
