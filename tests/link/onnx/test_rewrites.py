@@ -16,6 +16,11 @@ from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.math import Sum
 from pytensor.tensor.slinalg import Cholesky
+from pytensor.tensor.subtensor import (
+    AdvancedIncSubtensor1,
+    advanced_inc_subtensor1,
+    advanced_subtensor1,
+)
 
 import pytensor
 from pytensor.link.onnx.passes.graphs import count_nodes
@@ -664,3 +669,76 @@ def test_joins_and_splits_for_chains_become_one_join_and_one_split():
     fn = pytensor.function(inputs, outputs, mode="ONNX")
     ops = [type(node.op) for node in fn.maker.fgraph.apply_nodes]
     assert Blockwise not in ops
+
+
+def chains_indexing_by_data(dtype, x_batch, y_core_shape, x_core_shape=(6,)):
+    # a hierarchical model's a[county] and its gradient evaluated for 3
+    # chains: the index data gets a batch axis of length 1
+    x = pt.tensor("x", dtype=dtype, shape=x_core_shape)
+    y = pt.tensor("y", dtype=dtype, shape=y_core_shape)
+    index = pt.lvector("index", shape=(8,))
+    set_rows = AdvancedIncSubtensor1(set_instead_of_inc=True)
+    core = [
+        advanced_subtensor1(x, index),
+        advanced_inc_subtensor1(x, y, index),
+        set_rows(x, y, index),
+    ]
+    xs = pt.tensor("xs", dtype=dtype, shape=(x_batch, *x_core_shape))
+    ys = pt.tensor("ys", dtype=dtype, shape=(3, *y_core_shape))
+    indices = pt.lmatrix("indices", shape=(1, 8))
+    outputs = vectorize_graph(core, replace={x: xs, y: ys, index: indices})
+    rng = np.random.default_rng(24)
+    values = [
+        rng.normal(size=xs.type.shape).astype(dtype),
+        rng.normal(size=ys.type.shape).astype(dtype),
+        np.array([[0, 5, -1, 2, 0, -6, 3, 5]]),
+    ]
+    return [xs, ys, indices], outputs, values
+
+
+def loops_in(graph):
+    return [node for node in graph.node if node.op_type == "Loop"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "x_batch, y_core_shape, x_core_shape",
+    [
+        (3, (8,), (6,)),
+        (1, (8,), (6,)),
+        (3, (), (6,)),
+        (3, (8, 2), (6, 2)),
+        (3, (2,), (6, 2)),
+    ],
+    ids=["rows", "x broadcast", "scalar update", "matrix rows", "row update"],
+)
+def test_indexing_by_data_for_chains_is_one_gather_and_one_scatter(
+    dtype, x_batch, y_core_shape, x_core_shape
+):
+    inputs, outputs, values = chains_indexing_by_data(
+        dtype, x_batch, y_core_shape, x_core_shape
+    )
+    fn, _ = compare_onnx_and_py(inputs, outputs, values)
+    assert not loops_in(onnx_model_of(fn).graph)
+
+
+def test_an_update_of_unknown_length_for_chains_still_refuses_to_broadcast():
+    # AdvancedIncSubtensor1 raises where y of one element would be broadcast
+    # to the index; the general increment the rewrite makes would broadcast
+    x = pt.dvector("x", shape=(6,))
+    y = pt.dvector("y")
+    index = pt.lvector("index", shape=(8,))
+    xs = pt.dmatrix("xs", shape=(3, 6))
+    ys = pt.dmatrix("ys", shape=(3, None))
+    indices = pt.lmatrix("indices", shape=(1, 8))
+    [out] = vectorize_graph(
+        [advanced_inc_subtensor1(x, y, index)],
+        replace={x: xs, y: ys, index: indices},
+    )
+    fn, _ = compare_onnx_and_py(
+        [xs, ys, indices],
+        [out],
+        [np.zeros((3, 6)), np.ones((3, 8)), np.array([[0, 5, -1, 2, 0, -6, 3, 5]])],
+    )
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        fn(np.zeros((3, 6)), np.ones((3, 1)), np.zeros((1, 8), dtype="int64"))

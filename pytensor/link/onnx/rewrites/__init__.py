@@ -10,7 +10,7 @@ where it is defined:
   ``local_dimshuffle_subtensor``;
 * `switch`: ``local_switch_uniform_constants``;
 * `broadcast_sums`: ``local_sum_before_broadcast``;
-* `blockwise`: ``local_blockwise_join_split``;
+* `blockwise`: ``local_blockwise_join_split``, ``local_blockwise_advanced_index``;
 * `dimshuffle`: ``merge_dimshuffled_twins``;
 * `distinct_data`: ``calls_on_distinct_data``;
 * `batching`: ``batch_scalar_calls``.

@@ -1,13 +1,23 @@
-"""Blockwise joins and splits of arrays written as one join or split."""
+"""Blockwise joins, splits and indexing by arrays written without the batch loop."""
 
 from pytensor.compile.mode import optdb
 from pytensor.graph.basic import Constant
-from pytensor.graph.rewriting.basic import copy_stack_trace, node_rewriter
+from pytensor.graph.rewriting.basic import copy_stack_trace, in2out, node_rewriter
 from pytensor.tensor.basic import Join, Split, get_underlying_scalar_constant_value
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.exceptions import NotScalarConstantError
+from pytensor.tensor.extra_ops import broadcast_to
+from pytensor.tensor.subtensor import (
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor1,
+    inc_subtensor,
+    set_subtensor,
+)
 
-from pytensor.link.onnx.rewrites.configuration import ONNX_TAG
+from pytensor.link.onnx.rewrites.configuration import (
+    BLOCKWISE_ADVANCED_INDEX_POSITION,
+    ONNX_TAG,
+)
 
 
 @node_rewriter([Blockwise])
@@ -61,4 +71,65 @@ def constant_of(var):
 
 optdb["specialize"].register(
     "local_blockwise_join_split", local_blockwise_join_split, ONNX_TAG
+)
+
+
+@node_rewriter([Blockwise])
+def local_blockwise_advanced_index(fgraph, node):
+    """A ``Blockwise`` ``AdvancedSubtensor1`` or ``AdvancedIncSubtensor1``
+    whose index has one element along every batch axis becomes ``x[:, idx]``
+    or ``inc_subtensor(x[:, idx], y)`` (``set_subtensor``), with a full slice
+    for each batch axis.
+
+    Vectorizing a log-density over chains makes these of PyMC's hierarchical
+    models (``a[county]`` and its gradient): the converter of a ``Blockwise``
+    would loop over the chains. An update whose ``x`` or ``y`` has a batch
+    axis (or ``y`` an axis) of unknown length stays as it is: PyTensor raises
+    where a length-1 axis would be broadcast at runtime.
+    """
+    core_op = node.op.core_op
+    if not isinstance(core_op, AdvancedSubtensor1 | AdvancedIncSubtensor1):
+        return None
+    n_batch = node.op.batch_ndim(node)
+    x, *updates, index = node.inputs
+    if not all(index.type.broadcastable[:n_batch]):
+        return None
+    full_slices = (slice(None),) * n_batch
+    core_index = index.squeeze(axis=tuple(range(n_batch)))
+    if isinstance(core_op, AdvancedSubtensor1):
+        new = x[(*full_slices, core_index)]
+    else:
+        [y] = updates
+        if None in (*x.type.shape[:n_batch], *y.type.shape):
+            return None
+        x = broadcast_to_batch(x, node.inputs, n_batch)
+        region = x[(*full_slices, core_index)]
+        y = y.dimshuffle(
+            *range(n_batch),
+            *["x"] * (region.type.ndim - y.type.ndim),
+            *range(n_batch, y.type.ndim),
+        )
+        write = set_subtensor if core_op.set_instead_of_inc else inc_subtensor
+        new = write(region, y)
+    [out] = node.outputs
+    new = out.type.filter_variable(new)
+    copy_stack_trace(out, new)
+    return [new]
+
+
+def broadcast_to_batch(x, inputs, n_batch):
+    """``x`` broadcast along the batch axes where another input is longer."""
+    batch_shape = tuple(
+        max(inp.type.shape[axis] for inp in inputs) for axis in range(n_batch)
+    )
+    if batch_shape == x.type.shape[:n_batch]:
+        return x
+    return broadcast_to(x, (*batch_shape, *x.shape[n_batch:]))
+
+
+optdb.register(
+    "local_blockwise_advanced_index",
+    in2out(local_blockwise_advanced_index, name="local_blockwise_advanced_index"),
+    ONNX_TAG,
+    position=BLOCKWISE_ADVANCED_INDEX_POSITION,
 )

@@ -39,6 +39,9 @@ DEFAULT_QUERY = RewriteDatabaseQuery(
 # Positions in ``optdb`` of the mode's graph rewriters, in the order they run:
 # after PyTensor's specializing rewrites (which make the forms they read) and
 # before ``specialize_device`` (48.6) and PyTensor's last merge (``merge2``, 49)
+# After `local_replace_AdvancedSubtensor` (specialize), which would transpose
+# the indexed axis of ``x[:, idx]`` to the front and back
+BLOCKWISE_ADVANCED_INDEX_POSITION = 47.2
 MERGE_DIMSHUFFLED_TWINS_POSITION = 47.3
 # Before batching, so that the smaller call can join a batch
 CALLS_ON_DISTINCT_DATA_POSITION = 47.4
