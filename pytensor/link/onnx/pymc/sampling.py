@@ -16,7 +16,6 @@ import weakref
 
 import numpy as np
 import pytensor.tensor as pt
-from pytensor.compile.mode import get_mode
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import vectorize_graph
@@ -26,7 +25,7 @@ from pytensor.tensor.random.type import RandomType
 
 import pytensor
 from pytensor.link.onnx.dispatch.variables import ONNXConversionError
-from pytensor.link.onnx.linker import ONNXLinker
+from pytensor.link.onnx.sampling.logdensity import converts_to_onnx
 
 
 PYMC_MISSING = (
@@ -36,7 +35,6 @@ PYMC_MISSING = (
 SAMPLER_COMPILE_KWARGS = {"mode"}
 JITTER_MAX_RETRIES = 10
 LOG_DENSITIES = weakref.WeakKeyDictionary()
-LOGP_FUNCTIONS = weakref.WeakKeyDictionary()
 
 
 class UnsupportedModelError(NotImplementedError):
@@ -278,7 +276,7 @@ def conversion_causes(model, logp, mode):
 
     from pytensor.link.onnx.export import onnx_support_report
 
-    if not isinstance(get_mode(mode).linker, ONNXLinker):
+    if not converts_to_onnx(mode):
         return []
     values = model.value_vars
     continuous = [v for v in values if v.dtype in continuous_types]
@@ -310,15 +308,18 @@ def jittered_initial_points(model, logp, seeds, mode):
     jitter on the unconstrained values, drawn again (up to 10 times) while
     the log-density there is not finite, as ``pm.sample`` does. The check
     compiles the log-density in the sampler's mode (the graph the sampler
-    rewrites, see `compiled_logp`): a model that does not convert to ONNX
-    fails here, before the sampler compiles.
+    rewrites, see `~pytensor.link.onnx.sampling.driver.compiled_point_logp`):
+    a model that does not convert to ONNX fails here, before the sampler
+    compiles.
     """
     from pymc.sampling.mcmc import _init_jitter
+
+    from pytensor.link.onnx.sampling.driver import compiled_point_logp
 
     values = model.value_vars
     initial_point = model.initial_point()
     shapes = [np.shape(initial_point[v.name]) for v in values]
-    logp_fn = compiled_logp(logp, values, shapes, mode)
+    logp_fn = compiled_point_logp(logp, values, shapes, mode)
     points = _init_jitter(
         model,
         None,
@@ -328,23 +329,6 @@ def jittered_initial_points(model, logp, seeds, mode):
         logp_fn=lambda point: logp_fn(*(point[v.name] for v in values)),
     )
     return [np.stack([point[v.name] for point in points]) for v in values]
-
-
-def compiled_logp(logp, values, shapes, mode):
-    """``logp`` of ``values`` compiled in ``mode``, once per graph, values and
-    mode: sampling the model again (see `model_logp`) does not compile it again.
-
-    Under an ONNX mode it is the log-density the sampler rewrites anyway
-    (see `pytensor.link.onnx.sampling.driver.compiled_point_logp`), compiled
-    without rewriting it a second time.
-    """
-    from pytensor.link.onnx.sampling.driver import compiled_point_logp
-
-    per_logp = LOGP_FUNCTIONS.setdefault(logp, {})
-    key = (tuple(values), tuple(shapes), mode if isinstance(mode, str) else id(mode))
-    if key not in per_logp:
-        per_logp[key] = (compiled_point_logp(logp, values, shapes, mode), mode)
-    return per_logp[key][0]
 
 
 def constrained_posterior(model, draws, var_names, mode):

@@ -14,7 +14,6 @@ from pytensor.scalar import upcast
 from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
-from pytensor.link.onnx.linker import ONNXLinker
 from pytensor.link.onnx.sampling.adaptation import (
     TARGET_ACCEPT,
     DualAveraging,
@@ -36,6 +35,7 @@ from pytensor.link.onnx.sampling.groups import (
 from pytensor.link.onnx.sampling.logdensity import (
     RaveledLogDensity,
     check_log_density,
+    converts_to_onnx,
     raveled_log_density,
 )
 from pytensor.link.onnx.sampling.loops import loop
@@ -266,26 +266,40 @@ def compile_chunk_function(
 
 COMPILED = weakref.WeakKeyDictionary()
 LOG_DENSITIES = weakref.WeakKeyDictionary()
+POINT_LOGPS = weakref.WeakKeyDictionary()
+
+
+def cached(cache, logp, key, mode, build):
+    """What ``build()`` returns, built once per ``logp``, ``key`` and ``mode``
+    and kept as long as ``logp`` lives, and whether it was built now.
+
+    A mode is keyed by its name, or by its identity while the entry keeps it
+    alive.
+    """
+    per_logp = cache.setdefault(logp, {})
+    key = (*key, mode if isinstance(mode, str) else id(mode))
+    built = key not in per_logp
+    if built:
+        per_logp[key] = (build(), mode)
+    return per_logp[key][0], built
 
 
 def cached_log_density(logp, values, shapes, dtype, mode) -> RaveledLogDensity:
     """`raveled_log_density`, built (and rewritten) once per ``logp``, values,
     shapes, dtype and mode: the sampler and `compiled_point_logp` share it."""
-    key = (
-        tuple(values),
-        tuple(shapes),
-        dtype,
-        mode if isinstance(mode, str) else id(mode),
+    log_density, _ = cached(
+        LOG_DENSITIES,
+        logp,
+        (tuple(values), tuple(shapes), dtype),
+        mode,
+        lambda: raveled_log_density(logp, values, shapes, dtype, mode),
     )
-    per_logp = LOG_DENSITIES.setdefault(logp, {})
-    if key not in per_logp:
-        log_density = raveled_log_density(logp, values, shapes, dtype, mode)
-        per_logp[key] = (log_density, mode)
-    return per_logp[key][0]
+    return log_density
 
 
 def compiled_point_logp(logp, values, shapes, mode):
-    """``logp`` of ``values`` (of ``shapes``) compiled in ``mode`` for a few calls.
+    """``logp`` of ``values`` (of ``shapes``) compiled in ``mode`` for a few
+    calls, once per ``logp``, values, shapes and mode.
 
     Under an ONNX mode the graph compiled is the log-density the sampler
     rewrote before vectorizing it, so it is not rewritten again: checking
@@ -294,9 +308,20 @@ def compiled_point_logp(logp, values, shapes, mode):
     """
     values = list(values)
     shapes = [tuple(int(d) for d in shape) for shape in shapes]
+    point_logp, _ = cached(
+        POINT_LOGPS,
+        logp,
+        (tuple(values), tuple(shapes)),
+        mode,
+        lambda: compile_point_logp(logp, values, shapes, mode),
+    )
+    return point_logp
+
+
+def compile_point_logp(logp, values, shapes, mode):
     dtype = upcast(*(value.type.dtype for value in values))
     log_density = cached_log_density(logp, values, shapes, dtype, mode)
-    if isinstance(get_mode(mode).linker, ONNXLinker):
+    if converts_to_onnx(mode):
         mode = get_mode(mode).clone(optimizer=RewriteDatabaseQuery(include=[]))
     function = pytensor.function([log_density.position], log_density.logp, mode=mode)
 
@@ -314,23 +339,24 @@ def cached_chunk_function(logp, values, shapes, n_chains, dtype, **settings):
     seeds, other data in shared variables) does not compile it again.
     """
     mode = settings["mode"]
-    key = (
-        tuple(values),
-        tuple(shapes),
-        n_chains,
-        dtype,
-        settings["target_accept"],
-        settings["max_treedepth"],
-        mode if isinstance(mode, str) else id(mode),
-    )
-    per_logp = COMPILED.setdefault(logp, {})
-    if key in per_logp:
-        return per_logp[key][0], 0.0
     start = time.perf_counter()
-    log_density = cached_log_density(logp, values, shapes, dtype, mode)
-    chunk = compile_chunk_function(log_density, n_chains, **settings)
-    per_logp[key] = (chunk, mode)
-    return chunk, time.perf_counter() - start
+    chunk, built = cached(
+        COMPILED,
+        logp,
+        (
+            tuple(values),
+            tuple(shapes),
+            n_chains,
+            dtype,
+            settings["target_accept"],
+            settings["max_treedepth"],
+        ),
+        mode,
+        lambda: compile_chunk_function(
+            cached_log_density(logp, values, shapes, dtype, mode), n_chains, **settings
+        ),
+    )
+    return chunk, time.perf_counter() - start if built else 0.0
 
 
 def initial_state(

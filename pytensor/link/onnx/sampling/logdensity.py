@@ -175,9 +175,14 @@ def split_as_slices(fgraph, node):
     ]
 
 
+def converts_to_onnx(mode) -> bool:
+    """Whether ``mode`` (a mode or its name; None: none) compiles to ONNX."""
+    return mode is not None and isinstance(get_mode(mode).linker, ONNXLinker)
+
+
 def rewritten(outputs, mode):
     """``outputs`` rewritten by ``mode``'s rewrites if it converts to ONNX."""
-    if mode is None or not isinstance(get_mode(mode).linker, ONNXLinker):
+    if not converts_to_onnx(mode):
         return outputs
     fgraph = FunctionGraph(outputs=outputs, clone=False)
     get_mode(mode).excluding(*BATCHED_GRAPH_REWRITES).optimizer.rewrite(fgraph)
