@@ -33,8 +33,7 @@ def elementwise_nodes(var, through=lambda node: True, checks=False) -> list:
         elif node not in seen:
             seen.add(node)
             stack.append((node, True))
-            read = node.inputs[:1] if is_check else node.inputs
-            stack.extend((inp.owner, False) for inp in read)
+            stack.extend((inp.owner, False) for inp in elementwise_inputs(node))
     return order
 
 
