@@ -147,6 +147,16 @@ def samplers(cores=1):
     return found, skipped
 
 
+def leapfrog_steps(idata):
+    """The leapfrog steps (gradient evaluations) of all chains, warm-up
+    included; None without the warm-up's statistics."""
+    if "warmup_sample_stats" not in idata.groups():
+        return None
+    return int(idata.sample_stats["n_steps"].sum()) + int(
+        idata.warmup_sample_stats["n_steps"].sum()
+    )
+
+
 def measure(run, model, chains, tune, draws):
     """What one sampler achieves on ``model``, or why it failed."""
     import arviz as az
@@ -161,12 +171,8 @@ def measure(run, model, chains, tune, draws):
     ess = az.ess(idata, method="bulk")
     ess = np.concatenate([ess[name].values.ravel() for name in ess.data_vars])
     sampling = idata.posterior.attrs.get("sampling_time", float("nan"))
-    steps = int(idata.sample_stats["n_steps"].sum())
-    if "warmup_sample_stats" in idata.groups():
-        steps += int(idata.warmup_sample_stats["n_steps"].sum())
-        steps_per_s = steps / sampling
-    else:
-        steps_per_s = float("nan")
+    steps = leapfrog_steps(idata)
+    steps_per_s = float("nan") if steps is None else steps / sampling
     return {
         "wall_s": wall,
         "sampling_s": sampling,

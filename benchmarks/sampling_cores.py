@@ -31,6 +31,7 @@ import warnings
 from datetime import UTC, datetime
 
 from run import limit_threads
+from sampling import leapfrog_steps
 
 
 CHAINS, TUNE, DRAWS = 4, 1000, 1000
@@ -62,10 +63,7 @@ def measure(build_model, cores, again):
         )
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     sampling = idata.posterior.attrs["sampling_time"]
-    steps = int(idata.sample_stats["n_steps"].sum()) + int(
-        idata.warmup_sample_stats["n_steps"].sum()
-    )
-    return wall, cpu, sampling, steps / sampling
+    return wall, cpu, sampling, leapfrog_steps(idata) / sampling
 
 
 def span(values, digits=1):
