@@ -756,3 +756,39 @@ def test_an_index_out_of_bounds_in_a_step_raises_index_error(step):
     for function in (fn, expected):
         with pytest.raises(IndexError):
             function(np.arange(3.0), np.array([0, 3]))
+
+
+def count_all_nodes(graph) -> int:
+    return sum(
+        1 + sum(count_all_nodes(a.g) for a in node.attribute if a.g.node)
+        for node in graph.node
+    )
+
+
+def while_loop_over(x, step):
+    # PyTensor pushes no computation out of a while loop: the step stays inside
+    return scan(
+        lambda row: (step(row), until(pt.all(row > 100.0))), sequences=[x], n_steps=4
+    )
+
+
+@pytest.mark.parametrize(
+    "x, step",
+    [
+        # a constant number of steps over sequences of static length
+        (pt.matrix("x", shape=(4, 3)), lambda row: row * 2.0),
+        # where's inputs have the length of the step's input by construction
+        (
+            pt.matrix("x", shape=(4, None)),
+            lambda row: pt.where(pt.isnan(row), 0.0, row) * 2.0,
+        ),
+    ],
+    ids=["static_lengths", "equal_by_construction"],
+)
+def test_lengths_known_when_the_graph_is_built_cost_no_check(x, step):
+    fn = pytensor.function([x], while_loop_over(x, step), mode="ONNX")
+    unchecked = onnx_funcify(fn.maker.fgraph, keep_checks=False).model
+    assert count_all_nodes(onnx_model_of(fn).graph) == count_all_nodes(unchecked.graph)
+    expected = pytensor.function([x], while_loop_over(x, step), mode=py_mode)
+    values = np.array([[1.0, np.nan, 3.0]] * 4)
+    np.testing.assert_allclose(fn(values), expected(values))

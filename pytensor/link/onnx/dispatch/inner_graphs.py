@@ -63,7 +63,7 @@ def convert_inner_graph(builder, inner_inputs, inner_outputs, input_names):
                     raise NotImplementedError(reason)
             if failure := random_generator_failure(node):
                 raise NotImplementedError(failure.reason)
-            return convert_node(node, builder, inputs)
+            return convert_node(node, builder, inputs, value_names=names)
         except NotImplementedError as err:
             raise NotImplementedError(
                 f"its inner graph computes {node.outputs[0]} with the Op {node.op} "

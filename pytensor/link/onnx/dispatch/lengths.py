@@ -236,4 +236,7 @@ def require_not_empty(builder, node, x: Value, axes, message):
     """Make the function raise ``ValueError(message)`` if ``axes`` of ``x`` (the
     value of ``node.inputs[0]``) may be empty and are."""
     if builder.keep_checks and static_length(node.inputs[0], axes) in (None, 0):
-        builder.require(x.shape().take(list(axes), 0) > 0, ValueError, message)
+        if len(axes) == 1:
+            builder.require(x.dim(axes[0]) > 0, ValueError, message, is_scalar=True)
+        else:
+            builder.require(x.shape().take(list(axes), 0) > 0, ValueError, message)

@@ -86,16 +86,29 @@ def needs_trace(buffer_var, taps) -> bool:
     return bound is None or bound > -min(taps)
 
 
-def check_steps(n_steps: Value, sequences):
-    """Raise like ``Scan`` for a negative number of steps or too short sequences."""
+def check_steps(n_steps: Value, sequences, node):
+    """Raise like ``Scan`` for a negative number of steps or too short sequences.
+
+    Nothing is checked that the static lengths of ``node``'s sequences and a
+    constant number of steps already settle.
+    """
     builder = n_steps.builder
-    message = "Scan was asked to run for negative number of step"
-    builder.require(n_steps >= 0, IndexError, message)
-    for index, sequence in enumerate(sequences):
+    n_steps_var = node.inputs[0]
+    known_steps = int(n_steps_var.data) if isinstance(n_steps_var, Constant) else None
+    if known_steps is None or known_steps < 0:
+        message = "Scan was asked to run for negative number of step"
+        builder.require(n_steps >= 0, IndexError, message, is_scalar=True)
+    for index, (sequence, var) in enumerate(
+        zip(sequences, node.op.outer_seqs(node.inputs), strict=True)
+    ):
+        length = var.type.shape[0]
+        if known_steps is not None and length is not None and length >= known_steps:
+            continue
         builder.require(
             sequence.dim(0) >= n_steps,
             ValueError,
             f"Sequence {index} is shorter than the Scan's required number of steps",
+            is_scalar=True,
         )
 
 
@@ -194,7 +207,7 @@ def onnx_funcify_Scan(op, node, builder, inputs, **kwargs):
     outer = values_of(builder, inputs, node.inputs)
     n_steps = outer[0].cast("int64")
     if builder.keep_checks:
-        check_steps(n_steps, op.outer_seqs(outer))
+        check_steps(n_steps, op.outer_seqs(outer), node)
 
     loop = ScanLoop(builder, f"{op.name or 'scan'}_body")
     body = loop.body
