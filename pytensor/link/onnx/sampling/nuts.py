@@ -134,6 +134,9 @@ def leapfrog_step(logp_dlogp, inverse_mass, dtype):
         p_half = p + half_step * grad
         q_new = pt.where(active[:, None], q + step_velocity * p_half, q)
         logp_new, grad_new = logp_dlogp(q_new)
+        # One sum of the log-density's terms: the rewrites would otherwise
+        # merge them into the energy and the log-weight, three sums in all
+        logp_new = pt.where(active, logp_new, -np.inf)
         p_new = p_half + half_step * grad_new
         velocity = inverse_mass * p_new
         energy = half * dot(p_new, velocity) - logp_new
@@ -191,24 +194,27 @@ def summarize_leaves(log_weights, active, dtype) -> LeafSummary:
     """PyMC's per-leaf statistics from the log-weights ``(leaves, chains)``.
 
     A leaf's energy error is minus its log-weight, infinite where NaN; the
-    largest in absolute value keeps its sign, as PyMC reports it.
+    largest in absolute value keeps its sign, as PyMC reports it. The sums
+    mask their terms with ``where`` rather than ``-inf`` log-weights, a form
+    PyTensor's rewrites leave as it is (``log(sum(exp(x)))`` would get a
+    second shift by the maximum).
     """
+    zero = constant(0, dtype)
     log_weights = pt.where(pt.isnan(log_weights), -np.inf, log_weights)
-    kept = pt.where(active, log_weights, -np.inf)
-    largest = kept.max(axis=0)
-    finite_largest = pt.where(pt.isinf(largest), constant(0, dtype), largest)
-    log_weight_sum = finite_largest + pt.log(pt.exp(kept - finite_largest).sum(axis=0))
-    accept = pt.exp(pt.minimum(kept, constant(0, dtype)))
-    errors = pt.where(active, -log_weights, constant(0, dtype))
-    worst = pt.argmax(abs(errors), axis=0)
+    largest = pt.where(active, log_weights, -np.inf).max(axis=0)
+    shift = pt.where(pt.isinf(largest), zero, largest)
+    weights = pt.where(active, pt.exp(log_weights - shift), zero)
+    accepts = pt.where(active, pt.exp(pt.minimum(log_weights, zero)), zero)
+    errors = pt.where(active, -log_weights, zero)
+    highest, lowest = errors.max(axis=0), errors.min(axis=0)
     return LeafSummary(
-        log_weight_sum=log_weight_sum,
-        accept_sum=accept.sum(axis=0),
+        log_weight_sum=shift + pt.log(weights.sum(axis=0)),
+        accept_sum=accepts.sum(axis=0),
         n_steps=pt.cast(active, "int64").sum(axis=0),
         diverging=(active & (log_weights <= constant(-MAX_ENERGY_ERROR, dtype))).any(
             axis=0
         ),
-        max_energy_error=pt.take_along_axis(errors, worst[None], axis=0)[0],
+        max_energy_error=pt.where(highest >= -lowest, highest, lowest),
     )
 
 
@@ -217,11 +223,10 @@ def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
     store_table, check_table = (
         pt.constant(t) for t in checkpoint_tables(max_treedepth)
     )
-    leaf_counts = pt.constant(2 ** np.arange(max_treedepth, dtype="int64"))
     leapfrog = leapfrog_step(logp_dlogp, inverse_mass, dtype)
 
     def step(
-        depth, rightwards, log_u_merge,
+        depth, n_leaves, rightwards, log_u_merge,
         left_q, left_p, left_grad, right_q, right_p, right_grad,
         prop_q, prop_grad, prop_logp, prop_energy, log_weight_sum, p_sum,
         done, diverging, accept_sum, n_steps, max_error, tree_depth, rng,
@@ -232,7 +237,6 @@ def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
         right = Point(right_q, right_p, right_grad)
         start = where_point(rightwards, right, left)
         signed_step = pt.where(rightwards, step_size, -step_size)[:, None]
-        n_leaves = leaf_counts[depth]
         rng, uniforms = random_draws(uniform, rng, (n_leaves, n_chains), dtype, 0, 1)
         ckpt_zeros = pt.zeros((n_chains, 2, max_treedepth, n), dtype=dtype)
         outputs = loop(
@@ -374,6 +378,7 @@ def nuts_transition(
         n_steps=max_treedepth,
         sequences=[
             pt.arange(max_treedepth),
+            pt.constant(2 ** np.arange(max_treedepth, dtype="int64")),
             uniforms[0] < constant(0.5, dtype),
             pt.log(uniforms[1]),
         ],
