@@ -19,6 +19,7 @@ from pytensor.tensor.random.type import random_generator_type
 
 import pytensor
 from pytensor.link.onnx.dispatch import onnx_funcify
+from pytensor.link.onnx.passes.graphs import count_nodes
 from tests.link.onnx.utils import (
     MIN_P_VALUE,
     assert_same_values,
@@ -758,13 +759,6 @@ def test_an_index_out_of_bounds_in_a_step_raises_index_error(step):
             function(np.arange(3.0), np.array([0, 3]))
 
 
-def count_all_nodes(graph) -> int:
-    return sum(
-        1 + sum(count_all_nodes(a.g) for a in node.attribute if a.g.node)
-        for node in graph.node
-    )
-
-
 def while_loop_over(x, step):
     # PyTensor pushes no computation out of a while loop: the step stays inside
     return scan(
@@ -788,7 +782,7 @@ def while_loop_over(x, step):
 def test_lengths_known_when_the_graph_is_built_cost_no_check(x, step):
     fn = pytensor.function([x], while_loop_over(x, step), mode="ONNX")
     unchecked = onnx_funcify(fn.maker.fgraph, keep_checks=False).model
-    assert count_all_nodes(onnx_model_of(fn).graph) == count_all_nodes(unchecked.graph)
+    assert count_nodes(onnx_model_of(fn).graph) == count_nodes(unchecked.graph)
     expected = pytensor.function([x], while_loop_over(x, step), mode=py_mode)
     values = np.array([[1.0, np.nan, 3.0]] * 4)
     np.testing.assert_allclose(fn(values), expected(values))

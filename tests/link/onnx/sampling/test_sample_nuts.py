@@ -5,7 +5,7 @@ import pytensor.tensor as pt
 import pytest
 
 import pytensor
-from pytensor.link.onnx.sampling import NUTSResult, sample_nuts
+from pytensor.link.onnx.sampling import NUTSResult, nuts_chunk_function, sample_nuts
 from pytensor.link.onnx.sampling.groups import chain_groups
 from tests.link.onnx.sampling.diagnostics import effective_sample_size, split_chains
 
@@ -176,3 +176,33 @@ def test_length_one_piece_of_a_split_broadcasts_for_every_chain():
     logp = -0.5 * (x**2).sum() - 0.5 * ((head + pt.log1p(tail) * 3.0 - 2.0) ** 2).sum()
     result = sample_nuts(logp, [x], [np.zeros((2, 4))], draws=5, tune=5, random_seed=1)
     assert np.isfinite(result.stats["lp"]).all()
+
+
+# ONNX nodes of each loop body of the compiled sampler for `normal_target`
+# and 4 chains, without the loops a body contains, as measured under both
+# PyTensor versions. onnxruntime runs every node of a body at every
+# iteration: a change that makes a body cost more fails here (re-measure if
+# the nodes are worth it).
+LOOP_BODY_NODES = {"draw": 163, "tree doubling": 246, "leapfrog step": 76}
+
+
+def loop_body_nodes(graph, counts, depth=0):
+    """Add to ``counts[depth]`` the nodes of ``graph`` (a body at ``depth``
+    loops deep), its ``If`` branches included, its loops' bodies not."""
+    for node in graph.node:
+        counts[depth] = counts.get(depth, 0) + 1
+        for attribute in node.attribute:
+            if attribute.HasField("g"):
+                inner = depth + 1 if node.op_type == "Loop" else depth
+                loop_body_nodes(attribute.g, counts, inner)
+    return counts
+
+
+def test_loop_bodies_stay_within_their_measured_nodes(normal_target):
+    logp, x, _ = normal_target
+    chunk, _ = nuts_chunk_function(logp, [x], [np.zeros((4, 2))], random_seed=0)
+    counts = loop_body_nodes(chunk.function.maker.linker.onnx_model.graph, {})
+    measured = dict(
+        zip(LOOP_BODY_NODES, (counts[1], counts[2], counts[3]), strict=True)
+    )
+    assert all(measured[body] <= LOOP_BODY_NODES[body] for body in measured), measured
