@@ -8,11 +8,13 @@ import pytest
 import scipy.stats as stats
 from hypothesis import given
 from hypothesis import strategies as st
+from pytensor.compile.mode import get_mode
 from pytensor.compile.sharedvalue import shared
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.ifelse import ifelse
 from pytensor.raise_op import Assert
+from pytensor.scan.op import Scan
 from pytensor.scan.utils import until
 from pytensor.tensor.random.basic import UniformRV
 from pytensor.tensor.random.type import random_generator_type
@@ -786,3 +788,30 @@ def test_lengths_known_when_the_graph_is_built_cost_no_check(x, step):
     expected = pytensor.function([x], while_loop_over(x, step), mode=py_mode)
     values = np.array([[1.0, np.nan, 3.0]] * 4)
     np.testing.assert_allclose(fn(values), expected(values))
+
+
+@pytest.mark.parametrize(
+    "n_steps, error", [(5, ValueError), (-1, IndexError)], ids=["too_many", "negative"]
+)
+def test_a_scan_run_for_more_steps_than_its_sequence_raises_like_pytensor(
+    n_steps, error
+):
+    # scan() cuts its sequences to the number of steps: a Scan built by hand
+    # can ask for more
+    x, n = pt.vector("x"), pt.lscalar("n")
+    totals = scan(
+        lambda value, total: total + 2 * value,
+        sequences=[x],
+        outputs_info=[pt.constant(0.0, dtype="float64")],
+    )
+    scan_node = totals.owner
+    while not isinstance(scan_node.op, Scan):
+        scan_node = scan_node.inputs[0].owner
+    asked = scan_node.op.make_node(n, *scan_node.inputs[1:]).outputs[0]
+    # without the scan rewrites, which would push the whole step out of it
+    mode = get_mode("ONNX").excluding("scan")
+    fn, expected = (pytensor.function([x, n], asked, mode=m) for m in (mode, py_mode))
+    np.testing.assert_allclose(fn(np.ones(3), 3), expected(np.ones(3), 3))
+    for function in (fn, expected):
+        with pytest.raises(error):
+            function(np.ones(3), n_steps)

@@ -90,7 +90,9 @@ def check_steps(n_steps: Value, sequences, node):
     """Raise like ``Scan`` for a negative number of steps or too short sequences.
 
     Nothing is checked that the static lengths of ``node``'s sequences and a
-    constant number of steps already settle.
+    constant number of steps already settle. A sequence too short makes the
+    ``Loop``'s ``Gather`` of a step fail, so its check costs a run only after
+    a failure (see ``ONNXGraphBuilder.require``).
     """
     builder = n_steps.builder
     n_steps_var = node.inputs[0]
@@ -109,6 +111,7 @@ def check_steps(n_steps: Value, sequences, node):
             ValueError,
             f"Sequence {index} is shorter than the Scan's required number of steps",
             is_scalar=True,
+            after_failure=True,
         )
 
 
