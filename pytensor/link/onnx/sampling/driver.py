@@ -58,15 +58,13 @@ DRAWS_PER_CHUNK = 100
 # The depth the sampler is compiled for; smaller maximum depths are a runtime
 # input, so that one compiled sampler serves them all.
 COMPILED_TREEDEPTH = 10
-# The rewrites the sampler's loops skip under an ONNX mode (see "Compile
-# time" in the sampling documentation, where both were measured). In the draw
-# loop, the Scan rewrites would move the set-up of each tree out of the
-# doubling loop into the draw loop, growing the draw loop's body and leaving
-# the doubling loop's as it was, and the shape rewrites only infer the shapes
-# of the loops inside. In the loops of the tree, the second round of Scan
-# rewrites moves constants that the first moved out of the leapfrog loop back
-# into it, where the log-density's sum is then expanded anew for each
-# quantity that reads it.
+# The rewrites the sampler's loops skip under an ONNX mode (measured in the
+# sampling documentation). In the draw loop, the Scan rewrites push
+# computations out of the doubling loop into the draw loop, growing its body
+# and leaving the doubling loop's as it was, and the shape rewrites only infer
+# the shapes of the loops inside. In the loops of the tree, after the second
+# round of Scan rewrites the leapfrog body computes the log-density's sum
+# three times over (for the energy, the log-weight and the score).
 DRAW_LOOP_EXCLUDED = ("scan", "ShapeOpt")
 TREE_LOOPS_EXCLUDED = ("scan_eqopt2",)
 
