@@ -58,6 +58,15 @@ DRAWS_PER_CHUNK = 100
 # The depth the sampler is compiled for; smaller maximum depths are a runtime
 # input, so that one compiled sampler serves them all.
 COMPILED_TREEDEPTH = 10
+# The rewrites the sampler's loops skip under an ONNX mode (measured in the
+# sampling documentation). In the draw loop, the Scan rewrites push
+# computations out of the doubling loop into the draw loop, growing its body
+# and leaving the doubling loop's as it was, and the shape rewrites only infer
+# the shapes of the loops inside. In the loops of the tree, after the second
+# round of Scan rewrites the leapfrog body computes the log-density's sum
+# three times over (for the energy, the log-weight and the score).
+DRAW_LOOP_EXCLUDED = ("scan", "ShapeOpt")
+TREE_LOOPS_EXCLUDED = ("scan_eqopt2",)
 
 
 @dataclass
@@ -175,6 +184,7 @@ def chunk_graph(
     tuning = pt.scalar("tuning", dtype="bool")
     accumulate = pt.scalar("accumulate", dtype="bool")
     depth_limit = pt.scalar("depth_limit", dtype="int64")
+    draw_mode, tree_mode = loop_modes(mode)
 
     def draw(q, logp, grad, *state):
         da_state, welford_state, rng = (
@@ -193,7 +203,7 @@ def chunk_graph(
             rng,
             depth_limit,
             max_treedepth,
-            mode,
+            tree_mode,
         )
         da_state = dual_averaging_update(
             da_state, transition.acceptance_rate, target_accept, tuning
@@ -224,7 +234,7 @@ def chunk_graph(
     logp, grad = log_density.batched(position)
     outputs = loop(
         draw,
-        mode=mode,
+        mode=draw_mode,
         outputs_info=[position, logp, grad, *dual_averaging, *welford, rng]
         + [None] * (len(STAT_NAMES) + 1),
         n_steps=n_draws,
@@ -248,6 +258,14 @@ def chunk_graph(
         if var not in inputs:
             var.name = name
     return inputs, outputs
+
+
+def loop_modes(mode):
+    """The modes of the draw loop and of the loops of the tree, for ``mode``."""
+    if not converts_to_onnx(mode):
+        return mode, mode
+    mode = get_mode(mode)
+    return mode.excluding(*DRAW_LOOP_EXCLUDED), mode.excluding(*TREE_LOOPS_EXCLUDED)
 
 
 def compile_chunk_function(

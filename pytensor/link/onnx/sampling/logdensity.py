@@ -7,7 +7,7 @@ import numpy as np
 import pytensor.tensor as pt
 from pytensor.compile.mode import get_mode
 from pytensor.compile.sharedvalue import SharedVariable
-from pytensor.graph.basic import Constant
+from pytensor.graph.basic import Constant, clone_get_equiv
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace, vectorize_graph
 from pytensor.graph.rewriting.basic import in2out, node_rewriter
@@ -44,13 +44,23 @@ class RaveledLogDensity:
 
         The graph is vectorized once per type of ``positions`` (vectorizing
         infers static shapes, which is slow on large graphs) and copied onto
-        ``positions`` at each call.
+        ``positions`` at each call. The graph of ``positions`` itself is not
+        copied: inside a loop, a copy of what it is computed from would no
+        longer be the loop's input of that name, and would be computed anew
+        at every iteration.
         """
         if positions.type not in self.vectorized:
             placeholder = positions.type()
             self.vectorized[positions.type] = (placeholder, self.vectorize(placeholder))
         placeholder, outputs = self.vectorized[positions.type]
-        return tuple(clone_replace(outputs, replace={placeholder: positions}))
+        equiv = clone_get_equiv(
+            [placeholder],
+            outputs,
+            copy_inputs=False,
+            copy_orphans=False,
+            memo={placeholder: positions},
+        )
+        return tuple(equiv[out] for out in outputs)
 
     def vectorize(self, positions):
         try:

@@ -1,4 +1,4 @@
-"""While loops of the sampler: ``scan`` that carries only the last value of each state.
+"""While loops of the sampler: a ``Scan`` that carries only the last value of each state.
 
 The sampler reads only the final value of each recurrent value of its loops.
 PyTensor 3 turns such a ``Scan`` output into an untraced one with a rewrite
@@ -8,140 +8,129 @@ at run time, which the ``Loop`` of the ONNX backend must then fill and trim
 after every run (about 30 ONNX nodes per value, paid at every run of an inner
 loop). `loop` builds the untraced form directly, so every PyTensor version
 and mode gets the same ``Scan``.
+
+It builds the ``Scan`` itself rather than through ``pytensor.scan``, which
+would allocate a buffer for each state (inferring its shape from the graph of
+the initial value), copy the body twice and build a first ``Scan`` to throw
+away: with the sampler's three nested loops, that was most of the time taken
+to build its graph.
 """
 
-import dataclasses
-
 import pytensor.tensor as pt
-from pytensor.scan.op import Scan
+from pytensor.compile.mode import get_mode
+from pytensor.configdefaults import config
+from pytensor.graph.basic import Constant
+from pytensor.graph.traversal import applys_between, graph_inputs
+from pytensor.scan.op import Scan, ScanInfo
 from pytensor.scan.utils import until
 
-import pytensor
+from pytensor.link.onnx.sampling.logdensity import converts_to_onnx
 
 
-def loop(step, *, outputs_info, **kwargs):
-    """``pytensor.scan`` of ``step``, returning a list: the final value of
-    each recurrent output and the trace of each other output.
+# A loop with no loop inside leaves nothing to the ``Scan`` rewrites, and the
+# sampler's loops have static shapes: under an ONNX mode their bodies skip
+# both (the same ONNX nodes, a third of the time to rewrite the leapfrog body)
+LEAF_LOOP_EXCLUDED = ("scan", "ShapeOpt")
 
-    Pass the ``mode`` the sampler is compiled in: the inner functions of a
-    ``Scan`` are compiled in the mode it is built with. Each recurrent output
-    keeps the static shape of its initial value (with a single chain, some Ops
-    lose the static length 1 of the chain axis).
+
+def loop(step, *, outputs_info, n_steps, sequences=(), non_sequences=(), mode=None):
+    """A ``Scan`` of ``step``, returning a list: the final value of each
+    recurrent output and the trace of each other output.
+
+    As ``pytensor.scan``: ``step`` takes a step of each sequence, the current
+    value of each recurrent output (``outputs_info`` holds their initial
+    values, ``None`` for an output that is only traced) and the
+    non-sequences, and returns the outputs, optionally with an ``until``
+    condition. Sequences may be longer than ``n_steps``. Pass the ``mode`` the
+    sampler is compiled in: the inner functions of a ``Scan`` are compiled in
+    the mode it is built with. Each recurrent output keeps the static shape of
+    its initial value (with a single chain, some Ops lose the static length 1
+    of the chain axis).
     """
-
-    def typed_step(*args):
-        outputs = step(*args)
-        stop = None
-        if isinstance(outputs, tuple) and isinstance(outputs[-1], until):
-            outputs, stop = outputs
-        outputs = [
-            pt.specify_shape(out, init.type.shape)
-            if isinstance(init, pt.TensorVariable) and out.type.shape != init.type.shape
-            else out
-            for out, init in zip(outputs, outputs_info, strict=True)
-        ]
-        return outputs if stop is None else (outputs, stop)
-
-    outputs = pytensor.scan(
-        typed_step, outputs_info=outputs_info, return_updates=False, **kwargs
-    )
+    n_steps = pt.as_tensor_variable(n_steps)
+    sequences = [pt.as_tensor_variable(s) for s in sequences]
+    non_sequences = list(non_sequences)
+    initial = [init for init in outputs_info if init is not None]
+    inner_steps = [
+        pt.tensor(dtype=s.type.dtype, shape=s.type.shape[1:]) for s in sequences
+    ]
+    inner_states = [init.type() for init in initial]
+    inner_non_sequences = [var.type() for var in non_sequences]
+    outputs = step(*inner_steps, *inner_states, *inner_non_sequences)
+    stop = None
+    if isinstance(outputs, tuple) and isinstance(outputs[-1], until):
+        outputs, stop = outputs
     outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
-    node = scan_node(outputs)
-    tensor_initial = [
-        init
-        for init in outputs_info
-        if init is not None and isinstance(init.type, pt.TensorType)
-    ]
-    new_outputs = untraced_scan(node, tensor_initial)
-    return [
-        new_outputs[node.outputs.index(scan_output(node, out))]
-        if init is not None
-        else rebuilt(out, node, new_outputs)
+    states = [
+        typed_like(out, init)
         for out, init in zip(outputs, outputs_info, strict=True)
+        if init is not None
     ]
+    traced = [
+        out for out, init in zip(outputs, outputs_info, strict=True) if init is None
+    ]
+    inner_outputs = [*traced, *states, *([stop.condition] if stop else [])]
+
+    explicit = [*inner_steps, *inner_states, *inner_non_sequences]
+    implicit = implicit_inputs(inner_outputs, explicit)
+    has_inner_loop = any(
+        isinstance(node.op, Scan)
+        for node in applys_between(explicit + implicit, inner_outputs)
+    )
+    op = Scan(
+        [*inner_steps, *inner_states, *inner_non_sequences, *implicit],
+        inner_outputs,
+        ScanInfo(
+            n_seqs=len(sequences),
+            mit_mot_in_slices=(),
+            mit_mot_out_slices=(),
+            mit_sot_in_slices=(),
+            sit_sot_in_slices=(),
+            n_untraced_sit_sot=len(states),
+            n_nit_sot=len(traced),
+            n_non_seqs=len(non_sequences) + len(implicit),
+            as_while=stop is not None,
+        ),
+        mode=mode if has_inner_loop else leaf_mode(mode),
+        name="scan_fn",
+        allow_gc=config.scan__allow_gc,
+        strict=False,
+    )
+    results = op(
+        n_steps,
+        *sequences,
+        *(
+            inner.type.filter_variable(init)
+            for inner, init in zip(inner_states, initial, strict=True)
+        ),
+        *([n_steps] * len(traced)),
+        *non_sequences,
+        *implicit,
+        return_list=True,
+    )
+    traces, finals = iter(results[: len(traced)]), iter(results[len(traced) :])
+    return [next(traces) if init is None else next(finals) for init in outputs_info]
 
 
-def scan_output(node, out):
-    """The output of ``node`` that ``out`` is a view of (``scan`` returns views)."""
-    while out.owner is not node:
-        out = out.owner.inputs[0]
+def typed_like(out, init):
+    """``out`` with the static shape of ``init`` (a tensor) when it lost it."""
+    if isinstance(init.type, pt.TensorType) and out.type.shape != init.type.shape:
+        return pt.specify_shape(out, init.type.shape)
     return out
 
 
-def rebuilt(out, node, new_outputs):
-    """``out``, a view of an output of ``node``, taken of its new output."""
-    if out.owner is node:
-        return new_outputs[node.outputs.index(out)]
-    owner = out.owner
-    source = rebuilt(owner.inputs[0], node, new_outputs)
-    new_node = owner.op.make_node(source, *owner.inputs[1:])
-    return new_node.outputs[owner.outputs.index(out)]
+def implicit_inputs(outputs, explicit):
+    """The root variables ``outputs`` read besides ``explicit`` and constants:
+    the variables of enclosing graphs the body uses, shared variables among them."""
+    known = set(explicit)
+    return [
+        var
+        for var in graph_inputs(outputs)
+        if var not in known and not isinstance(var, Constant)
+    ]
 
 
-def scan_node(outputs):
-    out = outputs[0]
-    while not isinstance(out.owner.op, Scan):
-        out = out.owner.inputs[0]
-    return out.owner
-
-
-def untraced_scan(node, tensor_initial) -> dict[int, pt.TensorVariable]:
-    """``node`` rebuilt with each single-tap recurrent output untraced.
-
-    Returns, for each output of ``node`` (by its index in ``node.outputs``),
-    its replacement: the final value of a recurrent output, the trace of the
-    others. ``tensor_initial`` are the initial values of the traced recurrent
-    outputs, in their order.
-    """
-    op, info = node.op, node.op.info
-    if info.n_mit_mot or info.n_mit_sot:
-        raise NotImplementedError("loop carries single-tap outputs only")
-    inner_inputs, inner_outputs = list(op.inner_inputs), list(op.inner_outputs)
-    n_sit_sot = info.n_sit_sot
-    new_info = dataclasses.replace(
-        info,
-        sit_sot_in_slices=(),
-        n_untraced_sit_sot=info.n_untraced_sit_sot + n_sit_sot,
-    )
-    new_op = Scan(
-        [
-            *op.inner_seqs(inner_inputs),
-            *op.inner_untraced_sit_sot(inner_inputs),
-            *op.inner_sitsot(inner_inputs),
-            *op.inner_non_seqs(inner_inputs),
-        ],
-        [
-            *op.inner_nitsot_outs(inner_outputs),
-            *op.inner_untraced_sit_sot_outs(inner_outputs),
-            *op.inner_sitsot_outs(inner_outputs),
-            *([inner_outputs[-1]] if info.as_while else []),
-        ],
-        new_info,
-        mode=op.mode,
-        truncate_gradient=op.truncate_gradient,
-        name=op.name,
-        allow_gc=op.allow_gc,
-    )
-    new_outputs = new_op(
-        node.inputs[0],
-        *op.outer_seqs(node.inputs),
-        *op.outer_untraced_sit_sot(node.inputs),
-        *(
-            inner.type.filter_variable(init)
-            for inner, init in zip(
-                op.inner_sitsot(inner_inputs), tensor_initial, strict=True
-            )
-        ),
-        *op.outer_nitsot(node.inputs),
-        *op.outer_non_seqs(node.inputs),
-        return_list=True,
-    )
-    n_nit_sot, n_untraced = info.n_nit_sot, info.n_untraced_sit_sot
-    replacements = {}
-    for i in range(n_sit_sot):
-        replacements[i] = new_outputs[n_nit_sot + n_untraced + i]
-    for i in range(n_nit_sot):
-        replacements[n_sit_sot + i] = new_outputs[i]
-    for i in range(n_untraced):
-        replacements[n_sit_sot + n_nit_sot + i] = new_outputs[n_nit_sot + i]
-    return dict(sorted(replacements.items()))
+def leaf_mode(mode):
+    if not converts_to_onnx(mode):
+        return mode
+    return get_mode(mode).excluding(*LEAF_LOOP_EXCLUDED)
