@@ -58,15 +58,14 @@ DRAWS_PER_CHUNK = 100
 # The depth the sampler is compiled for; smaller maximum depths are a runtime
 # input, so that one compiled sampler serves them all.
 COMPILED_TREEDEPTH = 10
-# The rewrites the sampler's loops skip under an ONNX mode (measured in the
-# sampling documentation). In the draw loop, the Scan rewrites push
-# computations out of the doubling loop into the draw loop, growing its body
-# and leaving the doubling loop's as it was, and the shape rewrites only infer
-# the shapes of the loops inside. In the loops of the tree, after the second
-# round of Scan rewrites the leapfrog body computes the log-density's sum
-# three times over (for the energy, the log-weight and the score).
+# The rewrites the draw loop and the chunk's outer graph skip under an ONNX
+# mode (measured in the sampling documentation). In the draw loop, the Scan
+# rewrites push computations out of the doubling loop into the draw loop,
+# growing its body and leaving the doubling loop's as it was; there and in
+# the outer graph, the shape rewrites spent most of their time inferring the
+# shapes of the loops inside and changed no loop body.
 DRAW_LOOP_EXCLUDED = ("scan", "ShapeOpt")
-TREE_LOOPS_EXCLUDED = ("scan_eqopt2",)
+OUTER_GRAPH_EXCLUDED = ("ShapeOpt",)
 
 
 @dataclass
@@ -184,7 +183,7 @@ def chunk_graph(
     tuning = pt.scalar("tuning", dtype="bool")
     accumulate = pt.scalar("accumulate", dtype="bool")
     depth_limit = pt.scalar("depth_limit", dtype="int64")
-    draw_mode, tree_mode = loop_modes(mode)
+    draw_mode = draw_loop_mode(mode)
 
     def draw(q, logp, grad, *state):
         da_state, welford_state, rng = (
@@ -203,7 +202,7 @@ def chunk_graph(
             rng,
             depth_limit,
             max_treedepth,
-            tree_mode,
+            mode,
         )
         da_state = dual_averaging_update(
             da_state, transition.acceptance_rate, target_accept, tuning
@@ -260,12 +259,10 @@ def chunk_graph(
     return inputs, outputs
 
 
-def loop_modes(mode):
-    """The modes of the draw loop and of the loops of the tree, for ``mode``."""
+def draw_loop_mode(mode):
     if not converts_to_onnx(mode):
-        return mode, mode
-    mode = get_mode(mode)
-    return mode.excluding(*DRAW_LOOP_EXCLUDED), mode.excluding(*TREE_LOOPS_EXCLUDED)
+        return mode
+    return get_mode(mode).excluding(*DRAW_LOOP_EXCLUDED)
 
 
 def compile_chunk_function(
@@ -278,6 +275,8 @@ def compile_chunk_function(
         max_treedepth=max_treedepth,
         mode=mode,
     )
+    if converts_to_onnx(mode):
+        mode = get_mode(mode).excluding(*OUTER_GRAPH_EXCLUDED)
     function = pytensor.function(inputs, outputs, mode=mode)
     return ChunkFunction(function, log_density, max_treedepth)
 

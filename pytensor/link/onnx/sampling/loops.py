@@ -27,10 +27,9 @@ from pytensor.scan.utils import until
 from pytensor.link.onnx.sampling.logdensity import converts_to_onnx
 
 
-# A loop with no loop inside leaves nothing to the ``Scan`` rewrites, and the
-# sampler's loops have static shapes: under an ONNX mode their bodies skip
-# both (the same ONNX nodes, a third of the time to rewrite the leapfrog body)
-LEAF_LOOP_EXCLUDED = ("scan", "ShapeOpt")
+# A loop with no loop inside leaves nothing to the ``Scan`` rewrites: under an
+# ONNX mode its body skips them
+LEAF_LOOP_EXCLUDED = ("scan",)
 
 
 def loop(step, *, outputs_info, n_steps, sequences=(), non_sequences=(), mode=None):

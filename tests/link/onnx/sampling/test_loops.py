@@ -59,3 +59,39 @@ def test_last_values_and_traces_match_scan(mode, n_steps):
     ):
         np.testing.assert_allclose(value, reference)
     assert isinstance(rng_after, np.random.Generator)
+
+
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "ONNX"])
+def test_sequences_longer_than_the_steps_and_computed_non_sequences(mode):
+    table, scale = pt.matrix("table", shape=(5, 2)), pt.vector("scale", shape=(2,))
+    x0, n = pt.vector("x0", shape=(2,)), pt.lscalar("n")
+
+    def step(row, x, factor):
+        return x * factor + row, (x * factor).sum()
+
+    x, sums = loop(
+        step,
+        sequences=[table],
+        outputs_info=[x0, None],
+        non_sequences=[pt.exp(scale)],
+        n_steps=n,
+        mode=mode,
+    )
+    xs, scan_sums = pytensor.scan(
+        step,
+        sequences=[table[:n]],
+        outputs_info=[x0, None],
+        non_sequences=[pt.exp(scale)],
+        return_updates=False,
+        mode=mode,
+    )
+    got = pytensor.function([table, scale, x0, n], [x, sums], mode=mode)
+    want = pytensor.function([table, scale, x0, n], [xs[-1], scan_sums], mode=mode)
+    values = (
+        np.arange(10.0).reshape(5, 2),
+        np.array([-0.5, 0.25]),
+        np.array([1.0, -2.0]),
+        3,
+    )
+    for value, reference in zip(got(*values), want(*values), strict=True):
+        np.testing.assert_allclose(value, reference)
