@@ -147,17 +147,16 @@ def leapfrog_step(logp_dlogp, inverse_mass, dtype):
         take_col = take[:, None]
         new_p_sum = p_sum + p_new
 
-        stored = store[None, None, :, None]
         sums_before = pt.stack([p_sum, p_sum - p], axis=1)[:, :, None, :]
         velocities = pt.stack([velocity, inverse_mass * p], axis=1)[:, :, None, :]
-        ckpt_sum = pt.where(stored, sums_before, ckpt_sum)
-        ckpt_velocity = pt.where(stored, velocities, ckpt_velocity)
+        ckpt_sum = pt.where(store, sums_before, ckpt_sum)
+        ckpt_velocity = pt.where(store, velocities, ckpt_velocity)
         subtree_sums = new_p_sum[:, None, None, :] - ckpt_sum
         closest = pt.minimum(
             dot(subtree_sums, ckpt_velocity),
             dot(subtree_sums, velocity[:, None, None, :]),
         )
-        turning = (check[None] & (closest <= zero)).any(axis=(1, 2))
+        turning = (check & (closest <= zero)).any(axis=(1, 2))
         diverging = ~(log_weight > min_log_weight)
         new_stopped = stopped | turning | diverging
         return (
@@ -220,9 +219,11 @@ def summarize_leaves(log_weights, active, dtype) -> LeafSummary:
 
 def doubling_step(logp_dlogp, inverse_mass, n, max_treedepth, dtype, mode):
     """The body of the loop over the doublings of the tree."""
-    store_table, check_table = (
-        pt.constant(t) for t in checkpoint_tables(max_treedepth)
-    )
+    store, check = checkpoint_tables(max_treedepth)
+    # Shaped for each leaf's checkpoints (chains, 2, levels, n), so that the
+    # leapfrog body broadcasts them as they are
+    store_table = pt.constant(store[:, None, None, :, None])
+    check_table = pt.constant(check[:, None])
     leapfrog = leapfrog_step(logp_dlogp, inverse_mass, dtype)
 
     def step(

@@ -183,7 +183,7 @@ def test_length_one_piece_of_a_split_broadcasts_for_every_chain():
 # PyTensor versions. onnxruntime runs every node of a body at every
 # iteration: a change that makes a body cost more fails here (re-measure if
 # the nodes are worth it).
-LOOP_BODY_NODES = {"draw": 160, "tree doubling": 234, "leapfrog step": 76}
+LOOP_BODY_NODES = {"draw": 150, "tree doubling": 228, "leapfrog step": 71}
 
 
 def loop_body_nodes(graph, counts, depth=0):
