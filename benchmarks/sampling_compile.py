@@ -72,21 +72,8 @@ def timed_phases():
     return seconds
 
 
-def loop_body_nodes(graph, depth=0, counts=None):
-    """ONNX nodes per depth of ``Loop`` nesting (0: outside every loop)."""
-    import onnx
-
-    counts = collections.Counter() if counts is None else counts
-    counts[depth] += len(graph.node)
-    for node in graph.node:
-        for attribute in node.attribute:
-            if attribute.type == onnx.AttributeProto.GRAPH:
-                inner = depth + (node.op_type == "Loop")
-                loop_body_nodes(attribute.g, inner, counts)
-    return counts
-
-
 def measure(build_model, seconds):
+    from pytensor.link.onnx.passes.graphs import nodes_per_loop_depth
     from pytensor.link.onnx.pymc.sampling import model_logp
     from pytensor.link.onnx.sampling import nuts_chunk_function
 
@@ -98,7 +85,7 @@ def measure(build_model, seconds):
     chunk, _ = nuts_chunk_function(logp, model.value_vars, points, random_seed=0)
     # the conversion's time includes the loops' rewrites, which run inside it
     phases = dict(seconds, convert=seconds["convert"] - seconds["loops"])
-    nodes = loop_body_nodes(chunk.function.maker.linker.onnx_model.graph)
+    nodes = nodes_per_loop_depth(chunk.function.maker.linker.onnx_model.graph)
     return phases, [nodes[depth] for depth in (1, 2, 3)]
 
 

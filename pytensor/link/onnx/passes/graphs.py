@@ -80,6 +80,20 @@ def count_nodes(graph: onnx.GraphProto) -> int:
     return total
 
 
+def nodes_per_loop_depth(graph: onnx.GraphProto, depth=0, counts=None) -> dict:
+    """The nodes of ``graph`` by how many ``Loop`` bodies deep they are (0:
+    outside every loop), ``If`` branches counted with the graph they are in:
+    onnxruntime runs the nodes of a body at every iteration."""
+    counts = {} if counts is None else counts
+    counts[depth] = counts.get(depth, 0) + len(graph.node)
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("g"):
+                inner = depth + (node.op_type == "Loop")
+                nodes_per_loop_depth(attribute.g, inner, counts)
+    return counts
+
+
 def nodes_run(model: onnx.ModelProto, inputs) -> int:
     """How many nodes onnxruntime runs to compute ``model`` on ``inputs`` once
     (from its profile): those of the ``If`` branches taken and of every

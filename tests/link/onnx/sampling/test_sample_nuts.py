@@ -5,6 +5,7 @@ import pytensor.tensor as pt
 import pytest
 
 import pytensor
+from pytensor.link.onnx.passes.graphs import nodes_per_loop_depth
 from pytensor.link.onnx.sampling import NUTSResult, nuts_chunk_function, sample_nuts
 from pytensor.link.onnx.sampling.groups import chain_groups
 from tests.link.onnx.sampling.diagnostics import effective_sample_size, split_chains
@@ -186,22 +187,10 @@ def test_length_one_piece_of_a_split_broadcasts_for_every_chain():
 LOOP_BODY_NODES = {"draw": 150, "tree doubling": 228, "leapfrog step": 71}
 
 
-def loop_body_nodes(graph, counts, depth=0):
-    """Add to ``counts[depth]`` the nodes of ``graph`` (a body at ``depth``
-    loops deep), its ``If`` branches included, its loops' bodies not."""
-    for node in graph.node:
-        counts[depth] = counts.get(depth, 0) + 1
-        for attribute in node.attribute:
-            if attribute.HasField("g"):
-                inner = depth + 1 if node.op_type == "Loop" else depth
-                loop_body_nodes(attribute.g, counts, inner)
-    return counts
-
-
 def test_loop_bodies_stay_within_their_measured_nodes(normal_target):
     logp, x, _ = normal_target
     chunk, _ = nuts_chunk_function(logp, [x], [np.zeros((4, 2))], random_seed=0)
-    counts = loop_body_nodes(chunk.function.maker.linker.onnx_model.graph, {})
+    counts = nodes_per_loop_depth(chunk.function.maker.linker.onnx_model.graph)
     measured = dict(
         zip(LOOP_BODY_NODES, (counts[1], counts[2], counts[3]), strict=True)
     )
