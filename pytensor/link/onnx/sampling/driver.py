@@ -36,6 +36,7 @@ from pytensor.link.onnx.sampling.logdensity import (
     RaveledLogDensity,
     check_log_density,
     converts_to_onnx,
+    excluding_under_onnx,
     raveled_log_density,
 )
 from pytensor.link.onnx.sampling.loops import loop
@@ -183,7 +184,7 @@ def chunk_graph(
     tuning = pt.scalar("tuning", dtype="bool")
     accumulate = pt.scalar("accumulate", dtype="bool")
     depth_limit = pt.scalar("depth_limit", dtype="int64")
-    draw_mode = draw_loop_mode(mode)
+    draw_mode = excluding_under_onnx(mode, DRAW_LOOP_EXCLUDED)
 
     def draw(q, logp, grad, *state):
         da_state, welford_state, rng = (
@@ -259,12 +260,6 @@ def chunk_graph(
     return inputs, outputs
 
 
-def draw_loop_mode(mode):
-    if not converts_to_onnx(mode):
-        return mode
-    return get_mode(mode).excluding(*DRAW_LOOP_EXCLUDED)
-
-
 def compile_chunk_function(
     log_density: RaveledLogDensity, n_chains: int, *, target_accept, max_treedepth, mode
 ) -> ChunkFunction:
@@ -275,9 +270,8 @@ def compile_chunk_function(
         max_treedepth=max_treedepth,
         mode=mode,
     )
-    if converts_to_onnx(mode):
-        mode = get_mode(mode).excluding(*OUTER_GRAPH_EXCLUDED)
-    function = pytensor.function(inputs, outputs, mode=mode)
+    outer_mode = excluding_under_onnx(mode, OUTER_GRAPH_EXCLUDED)
+    function = pytensor.function(inputs, outputs, mode=outer_mode)
     return ChunkFunction(function, log_density, max_treedepth)
 
 

@@ -190,6 +190,12 @@ def converts_to_onnx(mode) -> bool:
     return mode is not None and isinstance(get_mode(mode).linker, ONNXLinker)
 
 
+def excluding_under_onnx(mode, tags):
+    """``mode`` without the rewrites of ``tags`` if it converts to ONNX, else
+    ``mode`` itself: the sampler's cheaper compile applies to ONNX modes only."""
+    return get_mode(mode).excluding(*tags) if converts_to_onnx(mode) else mode
+
+
 def rewritten(outputs, mode):
     """``outputs`` rewritten by ``mode``'s rewrites if it converts to ONNX."""
     if not converts_to_onnx(mode):

@@ -17,14 +17,13 @@ to build its graph.
 """
 
 import pytensor.tensor as pt
-from pytensor.compile.mode import get_mode
 from pytensor.configdefaults import config
 from pytensor.graph.basic import Constant
 from pytensor.graph.traversal import applys_between, graph_inputs
 from pytensor.scan.op import Scan, ScanInfo
 from pytensor.scan.utils import until
 
-from pytensor.link.onnx.sampling.logdensity import converts_to_onnx
+from pytensor.link.onnx.sampling.logdensity import excluding_under_onnx
 
 
 # A loop with no loop inside leaves nothing to the ``Scan`` rewrites: under an
@@ -90,7 +89,7 @@ def loop(step, *, outputs_info, n_steps, sequences=(), non_sequences=(), mode=No
             n_non_seqs=len(non_sequences) + len(implicit),
             as_while=stop is not None,
         ),
-        mode=mode if has_inner_loop else leaf_mode(mode),
+        mode=mode if has_inner_loop else excluding_under_onnx(mode, LEAF_LOOP_EXCLUDED),
         name="scan_fn",
         allow_gc=config.scan__allow_gc,
         strict=False,
@@ -127,9 +126,3 @@ def implicit_inputs(outputs, explicit):
         for var in graph_inputs(outputs)
         if var not in known and not isinstance(var, Constant)
     ]
-
-
-def leaf_mode(mode):
-    if not converts_to_onnx(mode):
-        return mode
-    return get_mode(mode).excluding(*LEAF_LOOP_EXCLUDED)
