@@ -94,12 +94,6 @@ def log_add_exp(a, b):
     return larger + pt.log1p(pt.exp(-abs(a - b)))
 
 
-def is_turning(p_sum, velocity_a, velocity_b):
-    """PyMC's generalised U-turn criterion: ``p_sum`` against the velocities at both ends."""
-    zero = constant(0, p_sum.dtype)
-    return (dot(p_sum, velocity_a) <= zero) | (dot(p_sum, velocity_b) <= zero)
-
-
 class Point(NamedTuple):
     """A point of phase space for each chain: position, momentum, gradient of the log-density."""
 
@@ -311,20 +305,30 @@ def merged_tree_turning(
 
     The whole tree, then each half with the leaf of the other half next to
     the junction. ``first_p`` is the momentum of the first leaf of the new
-    subtree, the leaf next to the old tree.
+    subtree, the leaf next to the old tree. The three checks' six products
+    are taken at once, on the momenta stacked ``(chains, pair, check, n)``.
     """
     right = rightwards[:, None]
     left_half_sum = pt.where(right, old_p_sum, sub_p_sum)
     right_half_sum = pt.where(right, sub_p_sum, old_p_sum)
     left_end_p = pt.where(right, old_right.p, first_p)
     right_start_p = pt.where(right, first_p, old_left.p)
-    left_v, right_v = inverse_mass * left_p, inverse_mass * right_p
-    left_end_v, right_start_v = inverse_mass * left_end_p, inverse_mass * right_start_p
-    return (
-        is_turning(p_sum, left_v, right_v)
-        | is_turning(left_half_sum + right_start_p, left_v, right_start_v)
-        | is_turning(left_end_p + right_half_sum, left_end_v, right_v)
+    sums = stacked(
+        [p_sum, left_half_sum + right_start_p, left_end_p + right_half_sum], (3,)
     )
+    momenta = stacked(
+        [left_p, left_p, left_end_p, right_p, right_start_p, right_p], (2, 3)
+    )
+    velocities = inverse_mass[:, None, None, :] * momenta
+    products = dot(sums[:, None], velocities)
+    return (products <= constant(0, p_sum.dtype)).any(axis=(1, 2))
+
+
+def stacked(vectors, shape):
+    """The ``(chains, n)`` ``vectors`` stacked as ``(chains, *shape, n)``:
+    one join and one reshape, however many vectors."""
+    n_chains, n = vectors[0].type.shape
+    return pt.join(1, *vectors).reshape((n_chains, *shape, n))
 
 
 class Transition(NamedTuple):
