@@ -1,0 +1,323 @@
+"""What onnxruntime allows an in-graph sampler per gradient, per PyMC workload.
+
+For each PyMC workload of ``pymc_workloads.py`` (those ``sampling.py`` runs),
+in one process, pinned to one core and one thread per library:
+
+- ``C``: ``pm.sample`` with the default backend, 1 chain, ``cores=1``,
+  300 warm-up iterations and 300 draws: its reported sampling time over its
+  leapfrog steps (warm-up included; the best of 3 runs), PyMC's cost per
+  gradient evaluation with its Python NUTS;
+- ``sampler``: the chunk function of ``pytensor.link.onnx.sampling`` for 4
+  chains (``nuts_chunk_function``, from the jittered initial points
+  ``pytensor.link.onnx.pymc.sample`` starts from), warmed up by 300 warm-up
+  draws as the sampler runs them (step size and mass-matrix windows), then one
+  chunk of 100 draws timed (best of 3 runs from the same state): its time over
+  the leapfrog steps of all chains. ``chains`` is how many of the 4 chains a
+  batched leapfrog iteration advances on average (from each draw's tree
+  depths and steps: a doubling runs as many iterations as its longest chain);
+- ``floor``: a loop of 2,000 bare leapfrog steps of the same batched
+  log-density for 4 chains (``p += h g; q += h M^-1 p; logp, g = f(q)``, a
+  tiny fixed step), compiled with ``mode="ONNX"`` and timed the same way, over
+  2,000 x 4 gradients: what any in-graph HMC or NUTS pays per gradient on
+  onnxruntime at best (every chain active, no bookkeeping).
+
+Node counts: the one-point log-density and gradient (``sampling.py``'s
+count), the sampler's leapfrog loop body and the floor's loop body (ONNX
+nodes, ``If`` branches included). ``C/sampler`` and ``C/floor`` divide the
+C time per gradient by the others: how much faster per gradient than
+``pm.sample`` the sampler is, and the most any in-graph sampler on onnxruntime
+could be, before compilation and before any difference in effective samples
+per gradient.
+
+PyMC pins PyTensor 2.38.x, so it runs in that environment; pin it to one CPU::
+
+    taskset -c 1 .venv-2.38.3/bin/python benchmarks/sampling_floor.py [--only "eight schools"]
+    .venv-2.38.3/bin/python benchmarks/sampling_floor.py --quick   # seconds, the smoke test
+"""
+
+import argparse
+import copy
+import logging
+import platform
+import time
+import warnings
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sampling import QUICK_WORKLOAD, SEED, leapfrog_steps, limit_cores, step_node_count
+
+
+CHAINS = 4
+
+
+@dataclass(frozen=True)
+class Settings:
+    tune: int
+    draws: int
+    floor_steps: int
+    repeats: int
+
+
+FULL = Settings(tune=300, draws=100, floor_steps=2000, repeats=3)
+QUICK = Settings(tune=10, draws=5, floor_steps=20, repeats=1)
+PM_SAMPLE_DRAWS = 300
+QUICK_PM_SAMPLE_DRAWS = 10
+FLOOR_STEP_SIZE = 1e-4
+
+
+def c_seconds_per_step(model, tune, draws, repeats):
+    """``pm.sample``'s sampling time (default backend, 1 chain) per leapfrog
+    step, the shortest of ``repeats`` runs."""
+    import pymc as pm
+
+    def per_step():
+        idata = pm.sample(
+            model=model,
+            chains=1,
+            cores=1,
+            tune=tune,
+            draws=draws,
+            random_seed=SEED,
+            progressbar=False,
+            discard_tuned_samples=False,
+            compute_convergence_checks=False,
+        )
+        return idata.posterior.attrs["sampling_time"] / leapfrog_steps(idata)
+
+    return min(per_step() for _ in range(repeats))
+
+
+def warmed_up_chunk(model, tune):
+    """The sampler's compiled chunk of 4 chains and its state after ``tune``
+    warm-up draws, ready for the draws."""
+    from pytensor.link.onnx.pymc.sampling import (
+        jittered_initial_points,
+        model_logp,
+        seeds_per_chain,
+    )
+    from pytensor.link.onnx.sampling import nuts_chunk_function
+    from pytensor.link.onnx.sampling.driver import run_group, schedule
+
+    logp = model_logp(model)
+    init_seeds, sampler_rng = seeds_per_chain(SEED, CHAINS)
+    points = jittered_initial_points(model, logp, init_seeds, "ONNX")
+    chunk, state = nuts_chunk_function(
+        logp, model.value_vars, points, random_seed=sampler_rng
+    )
+    segments = schedule(tune, 0, chunk.max_treedepth)
+    _, _, state = run_group(chunk, state, segments, tune, lambda *_: None)
+    da = state.dual_averaging
+    state.dual_averaging = da._replace(log_step=da.log_step_bar)
+    return chunk, state
+
+
+def best_time(run, repeats):
+    """The shortest of ``repeats`` runs of ``run()``, and its last result."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def batched_iterations(n_steps, tree_depth):
+    """The leapfrog iterations a batch of chains ran, from each draw's statistics
+    ``(draws, chains)``: at doubling ``j`` a chain runs ``2**j`` leaves, or
+    fewer in its last doubling, and the batch as many as its longest chain."""
+    import numpy as np
+
+    levels = np.arange(int(tree_depth.max()))[:, None, None]
+    full = 2**levels
+    last = n_steps - (2 ** (tree_depth - 1) - 1)
+    leaves = np.where(levels < tree_depth - 1, full, 0)
+    leaves = np.where(levels == tree_depth - 1, last, leaves)
+    return int(leaves.max(axis=-1).sum())
+
+
+def sampler_seconds_per_step(chunk, state, settings):
+    """Seconds per leapfrog step of one chain, and the chains a batched
+    iteration advances on average, over one chunk of draws."""
+    import numpy as np
+
+    def run():
+        return chunk(
+            copy.deepcopy(state),
+            np.int64(settings.draws),
+            np.bool_(False),
+            np.bool_(False),
+            np.int64(chunk.max_treedepth),
+        )
+
+    seconds, (_, stats, _) = best_time(run, settings.repeats)
+    steps = int(stats["n_steps"].sum())
+    iterations = batched_iterations(stats["n_steps"], stats["tree_depth"])
+    return seconds / steps, steps / iterations
+
+
+def floor_function(log_density, n_chains):
+    """A loop of bare leapfrog steps of ``log_density`` for ``n_chains`` chains,
+    compiled with ``mode="ONNX"``: ``f(q, p, inverse_mass, step, n_steps)``."""
+    import pytensor.tensor as pt
+
+    import pytensor
+    from pytensor.link.onnx.sampling.loops import loop
+
+    n = log_density.size
+    dtype = log_density.position.type.dtype
+    q0, p0, inverse_mass = (
+        pt.matrix(name, shape=(n_chains, n), dtype=dtype)
+        for name in ("q", "p", "inverse_mass")
+    )
+    step = pt.scalar("step", dtype=dtype)
+    n_steps = pt.scalar("n_steps", dtype="int64")
+    logp0, grad0 = log_density.batched(q0)
+
+    def leapfrog(q, p, grad, logp, step, inverse_mass):
+        p = p + step * grad
+        q = q + step * inverse_mass * p
+        logp, grad = log_density.batched(q)
+        return q, p, grad, logp
+
+    outputs = loop(
+        leapfrog,
+        outputs_info=[q0, p0, grad0, logp0],
+        n_steps=n_steps,
+        non_sequences=[step, inverse_mass],
+        mode="ONNX",
+    )
+    return pytensor.function(
+        [q0, p0, inverse_mass, step, n_steps], outputs, mode="ONNX"
+    )
+
+
+def floor_seconds_per_gradient(chunk, state, settings):
+    """Seconds per gradient of one chain in the bare leapfrog loop, and its body's nodes."""
+    import numpy as np
+
+    from pytensor.link.onnx.passes.graphs import nodes_per_loop_depth
+
+    function = floor_function(chunk.log_density, CHAINS)
+    position = state.position
+    dtype = position.dtype
+    inputs = (
+        position,
+        np.zeros_like(position),
+        state.inverse_mass,
+        np.asarray(FLOOR_STEP_SIZE, dtype=dtype),
+        np.int64(settings.floor_steps),
+    )
+    function(*inputs[:-1], np.int64(1))
+    seconds, (_, _, _, logp) = best_time(lambda: function(*inputs), settings.repeats)
+    if not np.isfinite(logp).all():
+        raise FloatingPointError(f"the floor's leapfrog left finite values: {logp}")
+    nodes = nodes_per_loop_depth(function.maker.linker.onnx_model.graph)[1]
+    return seconds / (settings.floor_steps * CHAINS), nodes
+
+
+def measure(build_model, settings, quick):
+    """One workload's row, or why it could not be measured."""
+    from pytensor.link.onnx.passes.graphs import nodes_per_loop_depth
+
+    pm_draws = QUICK_PM_SAMPLE_DRAWS if quick else PM_SAMPLE_DRAWS
+    try:
+        c = c_seconds_per_step(build_model(quick), pm_draws, pm_draws, settings.repeats)
+        chunk, state = warmed_up_chunk(build_model(quick), settings.tune)
+        sampler, chains = sampler_seconds_per_step(chunk, state, settings)
+        floor, floor_nodes = floor_seconds_per_gradient(chunk, state, settings)
+    except Exception as err:  # a workload that fails is reported, the others run
+        return {"error": f"{type(err).__name__}: {str(err).splitlines()[0]}"}
+    graph = chunk.function.maker.linker.onnx_model.graph
+    return {
+        "log_density_nodes": step_node_count(build_model(quick)),
+        "leapfrog_nodes": nodes_per_loop_depth(graph)[3],
+        "floor_nodes": floor_nodes,
+        "chains": chains,
+        "c_us": c * 1e6,
+        "sampler_us": sampler * 1e6,
+        "floor_us": floor * 1e6,
+    }
+
+
+def header(settings, pm_draws, cpus):
+    import onnxruntime
+    import pymc as pm
+    from report import cpu_model
+
+    import pytensor
+
+    print(
+        f"benchmarks/sampling_floor.py, {datetime.now(UTC):%Y-%m-%d}: "
+        f"CPU {cpu_model()} ({platform.machine()}), one thread, CPUs {cpus}; "
+        f"PyTensor {pytensor.__version__}, PyMC {pm.__version__}, "
+        f"onnxruntime {onnxruntime.__version__}; "
+        f"pm.sample C: 1 chain x {pm_draws} warm-up + {pm_draws} draws; "
+        f"sampler: {CHAINS} chains, {settings.tune} warm-up draws, then "
+        f"{settings.draws} draws timed; floor: {settings.floor_steps} leapfrog "
+        f"steps x {CHAINS} chains; best of {settings.repeats}\n"
+    )
+    print("nodes: ONNX nodes of the log-density and gradient / leapfrog body / floor")
+    print("body; chains: chains a batched leapfrog iteration advances (of 4);")
+    print("us per gradient of one chain: pm.sample C, this sampler, the floor\n")
+
+
+COLUMNS = (
+    f"{'workload':22} {'nodes':>15} {'chains':>6} {'C us':>7} {'sampler':>8} "
+    f"{'floor':>7} {'C/sampler':>9} {'C/floor':>7}"
+)
+
+
+def row(name, result):
+    if "error" in result:
+        return f"{name:22} failed: {result['error']}"
+    nodes = "/".join(
+        str(result[k]) for k in ("log_density_nodes", "leapfrog_nodes", "floor_nodes")
+    )
+    return (
+        f"{name:22} {nodes:>15} {result['chains']:6.2f} {result['c_us']:7.1f} "
+        f"{result['sampler_us']:8.1f} {result['floor_us']:7.1f} "
+        f"{result['c_us'] / result['sampler_us']:9.2f} "
+        f"{result['c_us'] / result['floor_us']:7.2f}"
+    )
+
+
+def main(quick, only, cpus):
+    from pymc_workloads import MODEL_BUILDERS, PYMC_WORKLOADS, pymc_missing_reason
+
+    if reason := pymc_missing_reason():
+        print(f"skipped: {reason}")
+        return
+    import pymc  # noqa: F401  (PyMC sets its logger to INFO on import)
+
+    logging.getLogger("pymc").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore")
+    settings = QUICK if quick else FULL
+    header(settings, QUICK_PM_SAMPLE_DRAWS if quick else PM_SAMPLE_DRAWS, cpus)
+    workloads = [
+        w.name
+        for w in PYMC_WORKLOADS
+        if (
+            w.name == QUICK_WORKLOAD
+            if quick
+            else not only or any(o in w.name for o in only)
+        )
+    ]
+    print(COLUMNS)
+    for name in workloads:
+        result = measure(MODEL_BUILDERS[name], settings, quick)
+        print(row(name.removeprefix("pymc "), result), flush=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="eight schools only, small data, a few draws and steps (the smoke test)",
+    )
+    parser.add_argument(
+        "--only", action="append", help="substring of a workload name (repeatable)"
+    )
+    args = parser.parse_args()
+    cpus = limit_cores(1)  # before NumPy loads
+    main(args.quick, args.only, cpus)
