@@ -13,8 +13,8 @@ in one process, pinned to one core and one thread per library:
   draws as the sampler runs them (step size and mass-matrix windows), then one
   chunk of 100 draws timed (best of 3 runs from the same state): its time over
   the leapfrog steps of all chains. ``chains`` is how many of the 4 chains a
-  batched leapfrog iteration advances on average (from each draw's tree
-  depths and steps: a doubling runs as many iterations as its longest chain);
+  batched leapfrog iteration advances on average (a draw runs as many
+  iterations as its chain with the most steps);
 - ``floor``: a loop of 2,000 bare leapfrog steps of the same batched
   log-density for 4 chains (``p += h g; q += h M^-1 p; logp, g = f(q)``, a
   tiny fixed step), compiled with ``mode="ONNX"`` and timed the same way, over
@@ -121,20 +121,6 @@ def best_time(run, repeats):
     return best, result
 
 
-def batched_iterations(n_steps, tree_depth):
-    """The leapfrog iterations a batch of chains ran, from each draw's statistics
-    ``(draws, chains)``: at doubling ``j`` a chain runs ``2**j`` leaves, or
-    fewer in its last doubling, and the batch as many as its longest chain."""
-    import numpy as np
-
-    levels = np.arange(int(tree_depth.max()))[:, None, None]
-    full = 2**levels
-    last = n_steps - (2 ** (tree_depth - 1) - 1)
-    leaves = np.where(levels < tree_depth - 1, full, 0)
-    leaves = np.where(levels == tree_depth - 1, last, leaves)
-    return int(leaves.max(axis=-1).sum())
-
-
 def sampler_seconds_per_step(chunk, state, settings):
     """Seconds per leapfrog step of one chain, and the chains a batched
     iteration advances on average, over one chunk of draws."""
@@ -151,7 +137,9 @@ def sampler_seconds_per_step(chunk, state, settings):
 
     seconds, (_, stats, _) = best_time(run, settings.repeats)
     steps = int(stats["n_steps"].sum())
-    iterations = batched_iterations(stats["n_steps"], stats["tree_depth"])
+    # A doubling runs as many iterations as its longest chain, so a draw as
+    # many as its chain with the most steps (the deepest tree)
+    iterations = int(stats["n_steps"].max(axis=1).sum())
     return seconds / steps, steps / iterations
 
 
