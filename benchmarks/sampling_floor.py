@@ -161,17 +161,18 @@ def floor_function(log_density, n_chains):
     n_steps = pt.scalar("n_steps", dtype="int64")
     logp0, grad0 = log_density.batched(q0)
 
-    def leapfrog(q, p, grad, logp, step, inverse_mass):
+    def leapfrog(q, p, grad, logp, step, step_velocity):
         p = p + step * grad
-        q = q + step * inverse_mass * p
+        q = q + step_velocity * p
         logp, grad = log_density.batched(q)
         return q, p, grad, logp
 
+    # The step times the inverse mass is computed once, as the sampler does
     outputs = loop(
         leapfrog,
         outputs_info=[q0, p0, grad0, logp0],
         n_steps=n_steps,
-        non_sequences=[step, inverse_mass],
+        non_sequences=[step, step * inverse_mass],
         mode="ONNX",
     )
     return pytensor.function(
@@ -198,7 +199,7 @@ def floor_seconds_per_gradient(chunk, state, settings):
     function(*inputs[:-1], np.int64(1))
     seconds, (_, _, _, logp) = best_time(lambda: function(*inputs), settings.repeats)
     if not np.isfinite(logp).all():
-        raise FloatingPointError(f"the floor's leapfrog left finite values: {logp}")
+        raise FloatingPointError(f"the floor's leapfrog reached log-densities {logp}")
     nodes = nodes_per_loop_depth(function.maker.linker.onnx_model.graph)[1]
     return seconds / (settings.floor_steps * CHAINS), nodes
 
