@@ -5,21 +5,24 @@ in one process, pinned to one core and one thread per library:
 
 - ``C``: ``pm.sample`` with the default backend, 1 chain, ``cores=1``,
   300 warm-up iterations and 300 draws: its reported sampling time over its
-  leapfrog steps (warm-up included; the best of 3 runs), PyMC's cost per
-  gradient evaluation with its Python NUTS;
+  leapfrog steps (warm-up included), PyMC's cost per gradient evaluation
+  with its Python NUTS;
 - ``sampler``: the chunk function of ``pytensor.link.onnx.sampling`` for 4
   chains (``nuts_chunk_function``, from the jittered initial points
   ``pytensor.link.onnx.pymc.sample`` starts from), warmed up by 300 warm-up
   draws as the sampler runs them (step size and mass-matrix windows), then one
-  chunk of 100 draws timed (best of 3 runs from the same state): its time over
-  the leapfrog steps of all chains. ``chains`` is how many of the 4 chains a
+  chunk of 100 draws timed (from the same state each time): its time over the
+  leapfrog steps of all chains. ``chains`` is how many of the 4 chains a
   batched leapfrog iteration advances on average (a draw runs as many
   iterations as its chain with the most steps);
 - ``floor``: a loop of 2,000 bare leapfrog steps of the same batched
   log-density for 4 chains (``p += h g; q += h M^-1 p; logp, g = f(q)``, a
-  tiny fixed step), compiled with ``mode="ONNX"`` and timed the same way, over
-  2,000 x 4 gradients: what any in-graph HMC or NUTS pays per gradient on
+  tiny fixed step), compiled with ``mode="ONNX"``, its time over 2,000 x 4
+  gradients: what any in-graph HMC or NUTS pays per gradient on
   onnxruntime at best (every chain active, no bookkeeping).
+
+The three runs alternate, 3 rounds (other load on the machine then slows them
+all alike), and each keeps its fastest round.
 
 Node counts: the one-point log-density and gradient (``sampling.py``'s
 count), the sampler's leapfrog loop body and the floor's loop body (ONNX
@@ -65,12 +68,12 @@ QUICK_PM_SAMPLE_DRAWS = 10
 FLOOR_STEP_SIZE = 1e-4
 
 
-def c_seconds_per_step(model, tune, draws, repeats):
-    """``pm.sample``'s sampling time (default backend, 1 chain) per leapfrog
-    step, the shortest of ``repeats`` runs."""
+def pm_sample_run(model, tune, draws):
+    """A run of ``pm.sample`` (default backend, 1 chain): its sampling time
+    per leapfrog step."""
     import pymc as pm
 
-    def per_step():
+    def run():
         idata = pm.sample(
             model=model,
             chains=1,
@@ -84,7 +87,7 @@ def c_seconds_per_step(model, tune, draws, repeats):
         )
         return idata.posterior.attrs["sampling_time"] / leapfrog_steps(idata)
 
-    return min(per_step() for _ in range(repeats))
+    return run
 
 
 def warmed_up_chunk(model, tune):
@@ -111,36 +114,35 @@ def warmed_up_chunk(model, tune):
     return chunk, state
 
 
-def best_time(run, repeats):
-    """The shortest of ``repeats`` runs of ``run()``, and its last result."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+def timed(run):
+    start = time.perf_counter()
+    result = run()
+    return time.perf_counter() - start, result
 
 
-def sampler_seconds_per_step(chunk, state, settings):
-    """Seconds per leapfrog step of one chain, and the chains a batched
-    iteration advances on average, over one chunk of draws."""
+def sampler_run(chunk, state, draws):
+    """A run of ``draws`` draws of the chunk from ``state`` (the same draws
+    each time): seconds per leapfrog step of one chain, and the chains a
+    batched iteration advances on average."""
     import numpy as np
 
     def run():
-        return chunk(
-            copy.deepcopy(state),
-            np.int64(settings.draws),
-            np.bool_(False),
-            np.bool_(False),
-            np.int64(chunk.max_treedepth),
+        seconds, (_, stats, _) = timed(
+            lambda: chunk(
+                copy.deepcopy(state),
+                np.int64(draws),
+                np.bool_(False),
+                np.bool_(False),
+                np.int64(chunk.max_treedepth),
+            )
         )
+        steps = int(stats["n_steps"].sum())
+        # A doubling runs as many iterations as its longest chain, so a draw
+        # as many as its chain with the most steps (the deepest tree)
+        iterations = int(stats["n_steps"].max(axis=1).sum())
+        return seconds / steps, steps / iterations
 
-    seconds, (_, stats, _) = best_time(run, settings.repeats)
-    steps = int(stats["n_steps"].sum())
-    # A doubling runs as many iterations as its longest chain, so a draw as
-    # many as its chain with the most steps (the deepest tree)
-    iterations = int(stats["n_steps"].max(axis=1).sum())
-    return seconds / steps, steps / iterations
+    return run
 
 
 def floor_function(log_density, n_chains):
@@ -180,40 +182,54 @@ def floor_function(log_density, n_chains):
     )
 
 
-def floor_seconds_per_gradient(chunk, state, settings):
-    """Seconds per gradient of one chain in the bare leapfrog loop, and its body's nodes."""
+def floor_run(chunk, state, n_steps):
+    """A run of the bare leapfrog loop from the chunk's ``state``: seconds
+    per gradient of one chain; and the nodes of the loop's body."""
     import numpy as np
 
     from pytensor.link.onnx.passes.graphs import nodes_per_loop_depth
 
     function = floor_function(chunk.log_density, CHAINS)
-    position = state.position
-    dtype = position.dtype
+    dtype = state.position.dtype
     inputs = (
-        position,
-        np.zeros_like(position),
+        state.position,
+        np.zeros_like(state.position),
         state.inverse_mass,
         np.asarray(FLOOR_STEP_SIZE, dtype=dtype),
-        np.int64(settings.floor_steps),
     )
-    function(*inputs[:-1], np.int64(1))
-    seconds, (_, _, _, logp) = best_time(lambda: function(*inputs), settings.repeats)
-    if not np.isfinite(logp).all():
-        raise FloatingPointError(f"the floor's leapfrog reached log-densities {logp}")
-    nodes = nodes_per_loop_depth(function.maker.linker.onnx_model.graph)[1]
-    return seconds / (settings.floor_steps * CHAINS), nodes
+
+    def run():
+        seconds, (_, _, _, logp) = timed(lambda: function(*inputs, np.int64(n_steps)))
+        if not np.isfinite(logp).all():
+            raise FloatingPointError(
+                f"the floor's leapfrog reached log-densities {logp}"
+            )
+        return seconds / (n_steps * CHAINS)
+
+    function(*inputs, np.int64(1))
+    return run, nodes_per_loop_depth(function.maker.linker.onnx_model.graph)[1]
 
 
 def measure(build_model, settings, quick):
-    """One workload's row, or why it could not be measured."""
+    """One workload's row, or why it could not be measured.
+
+    The three runs alternate within each repeat, so that other load on the
+    machine spreads over all of them; each keeps its best repeat.
+    """
     from pytensor.link.onnx.passes.graphs import nodes_per_loop_depth
 
     pm_draws = QUICK_PM_SAMPLE_DRAWS if quick else PM_SAMPLE_DRAWS
     try:
-        c = c_seconds_per_step(build_model(quick), pm_draws, pm_draws, settings.repeats)
+        c_run = pm_sample_run(build_model(quick), pm_draws, pm_draws)
         chunk, state = warmed_up_chunk(build_model(quick), settings.tune)
-        sampler, chains = sampler_seconds_per_step(chunk, state, settings)
-        floor, floor_nodes = floor_seconds_per_gradient(chunk, state, settings)
+        run_sampler = sampler_run(chunk, state, settings.draws)
+        run_floor, floor_nodes = floor_run(chunk, state, settings.floor_steps)
+        c, sampler, floor = float("inf"), float("inf"), float("inf")
+        for _ in range(settings.repeats):
+            c = min(c, c_run())
+            sampler_step, chains = run_sampler()
+            sampler = min(sampler, sampler_step)
+            floor = min(floor, run_floor())
     except Exception as err:  # a workload that fails is reported, the others run
         return {"error": f"{type(err).__name__}: {str(err).splitlines()[0]}"}
     graph = chunk.function.maker.linker.onnx_model.graph
@@ -243,7 +259,7 @@ def header(settings, pm_draws, cpus):
         f"pm.sample C: 1 chain x {pm_draws} warm-up + {pm_draws} draws; "
         f"sampler: {CHAINS} chains, {settings.tune} warm-up draws, then "
         f"{settings.draws} draws timed; floor: {settings.floor_steps} leapfrog "
-        f"steps x {CHAINS} chains; best of {settings.repeats}\n"
+        f"steps x {CHAINS} chains; the three alternate, best of {settings.repeats}\n"
     )
     print("nodes: ONNX nodes of the log-density and gradient / leapfrog body / floor")
     print("body; chains: chains a batched leapfrog iteration advances (of 4);")
