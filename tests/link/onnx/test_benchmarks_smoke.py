@@ -234,6 +234,16 @@ def test_sampling_benchmark_reports_every_sampler_or_why_not():
     assert re.search(numpyro, done.stdout, re.MULTILINE)
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not PYMC_INSTALLED, reason=PYMC_MISSING)
+def test_sampling_floor_benchmark_prints_the_costs_per_gradient():
+    done = run_script_quick("sampling_floor.py")
+    assert re.search(r"^benchmarks/sampling_floor.py, .*: CPU .+", done.stdout, re.M)
+    nodes, chains, costs = r"\d+/\d+/\d+", r"[1-4]\.\d\d", r"( +\d+\.\d+){5}"
+    row = rf"^eight schools +{nodes} +{chains}{costs}$"
+    assert re.search(row, done.stdout, re.MULTILINE), done.stdout
+
+
 @pytest.mark.parametrize("cores", ["0", "-1", "two"])
 def test_sampling_benchmark_rejects_cores_that_are_not_a_positive_integer(cores):
     done = subprocess.run(
