@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from pytensor.graph.basic import graph_inputs
+from pytensor.graph.traversal import graph_inputs
 from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import MulWithoutZeros, ProdWithoutZeros
 
