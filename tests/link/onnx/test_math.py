@@ -219,6 +219,7 @@ MAYBE_NAN_EXPRESSIONS = {
 }
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("expression", MAYBE_NAN_EXPRESSIONS)
 def test_extrema_of_values_that_may_be_nan_propagate_it(expression, dtype):
