@@ -1,3 +1,5 @@
+from collections import Counter
+
 import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
@@ -5,6 +7,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from pytensor.graph.traversal import graph_inputs
 from pytensor.tensor.elemwise import CAReduce
 from pytensor.tensor.math import MulWithoutZeros, ProdWithoutZeros
 
@@ -132,6 +135,100 @@ def test_max_min_argmax_with_nan_like_numpy(dtype):
         pt.argmin(x, axis=1),
     ]
     compare_onnx_and_py([x], outputs, [values])
+
+
+def extrema_inputs(dtype):
+    """Symbolic ``x, y, i, b`` and values: ``x`` and ``y`` hold NaN, inf and
+    -inf, and ``x + y`` is ``inf + -inf`` somewhere. No NaN comes first in
+    what a reduction reads, where onnxruntime's ``ReduceMax`` would keep it."""
+    x, y = (pt.matrix(name, dtype=dtype) for name in "xy")
+    i, b = pt.lmatrix("i"), pt.matrix("b", dtype="bool")
+    nan, inf = np.nan, np.inf
+    x_values = [[1.0, nan, -inf, 2.0], [inf, -1.0, 3.0, nan], [-2.0, 0.5, 4.0, inf]]
+    y_values = [[0.0, 1.0, inf, -3.0], [-4.0, 2.0, -1.0, 5.0], [nan, -inf, 1.0, 0.0]]
+    values = [
+        np.array(x_values, dtype=dtype),
+        np.array(y_values, dtype=dtype),
+        rng.integers(-9, 9, size=(3, 4)),
+        np.array([[True, False, True, True]] * 3),
+    ]
+    return [x, y, i, b], values
+
+
+def used_inputs(e, inputs, values):
+    """The ``inputs`` that ``e`` reads, and their values."""
+    used = set(graph_inputs([e]))
+    kept = [position for position, v in enumerate(inputs) if v in used]
+    return [inputs[k] for k in kept], [values[k] for k in kept]
+
+
+def nan_replaced(x, by=-np.inf):
+    return pt.where(pt.isnan(x), by, x)
+
+
+def extrema_along_several_axes(e):
+    return [e.max(axis=0), e.max(axis=1), e.max(), e.min(axis=0), e.min()]
+
+
+NAN_FREE_EXPRESSIONS = {
+    "where isnan": lambda x, y, i, b: nan_replaced(x),
+    "where not isnan": lambda x, y, i, b: pt.where(~pt.isnan(x), x, 0.0),
+    "masked, negated": lambda x, y, i, b: pt.where(b, -nan_replaced(x), 0.0),
+    "masked with -inf": lambda x, y, i, b: pt.where(b, nan_replaced(y), -np.inf),
+    "exp, abs": lambda x, y, i, b: pt.exp(pt.abs(nan_replaced(x, 1.0))),
+    "maximum, minimum": lambda x, y, i, b: pt.minimum(
+        pt.maximum(nan_replaced(x), nan_replaced(y, np.inf)), 2.0
+    ),
+    "cast integers": lambda x, y, i, b: pt.maximum(
+        pt.cast(i, x.dtype), pt.cast(b, x.dtype)
+    ),
+    "transposed, reshaped": lambda x, y, i, b: nan_replaced(x).T.reshape((3, 4)),
+    "joined": lambda x, y, i, b: pt.join(0, nan_replaced(x), nan_replaced(y, 0.0)),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("expression", NAN_FREE_EXPRESSIONS)
+def test_extrema_of_nan_free_values_are_single_reductions(expression, dtype):
+    inputs, values = extrema_inputs(dtype)
+    e = NAN_FREE_EXPRESSIONS[expression](*inputs)
+    inputs, values = used_inputs(e, inputs, values)
+    outputs = [e, *extrema_along_several_axes(e), pt.argmax(e, axis=0)]
+    fn, _ = compare_onnx_and_py(inputs, outputs, values)
+    only_e = pytensor.function(inputs, e, mode="ONNX")
+    added = Counter(exported_op_types(fn)) - Counter(exported_op_types(only_e))
+    # No NaN check (IsNaN, Cast, ReduceMax, Cast, Where each); PyTensor
+    # writes some minima as -max(-e)
+    assert added["IsNaN"] == 0
+    assert added["ReduceMax"] + added["ReduceMin"] + added["ArgMax"] == 6
+    assert added.total() <= 2 * 6
+
+
+MAYBE_NAN_EXPRESSIONS = {
+    "input": lambda x, y, i, b: x,
+    "log of negatives": lambda x, y, i, b: pt.log(nan_replaced(x, 1.0)),
+    "inf + -inf": lambda x, y, i, b: nan_replaced(x, 0.0) + nan_replaced(y, 0.0),
+    "inf * 0": lambda x, y, i, b: nan_replaced(x, 0.0) * pt.cast(i > 9, x.dtype),
+    "sum of inf and -inf": lambda x, y, i, b: pt.join(
+        0, nan_replaced(x, 0.0), nan_replaced(y, 0.0)
+    ).sum(axis=0, keepdims=True),
+    "other value replaced": lambda x, y, i, b: pt.where(pt.isnan(x), 0.0, y),
+    "kept where NaN": lambda x, y, i, b: pt.where(~pt.isnan(x), 0.0, x),
+    "NaN replacement": lambda x, y, i, b: nan_replaced(x, np.nan),
+    "exp, maximum": lambda x, y, i, b: pt.maximum(pt.exp(y), 0.0),
+}
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("expression", MAYBE_NAN_EXPRESSIONS)
+def test_extrema_of_values_that_may_be_nan_propagate_it(expression, dtype):
+    inputs, values = extrema_inputs(dtype)
+    e = MAYBE_NAN_EXPRESSIONS[expression](*inputs)
+    inputs, values = used_inputs(e, inputs, values)
+    outputs = [*extrema_along_several_axes(e), pt.argmax(e, axis=1)]
+    _, results = compare_onnx_and_py(inputs, outputs, values)
+    assert np.isnan(results[2])
 
 
 @pytest.mark.parametrize("type_shape", [(None, None), (0, None), (0, 3)], ids=str)

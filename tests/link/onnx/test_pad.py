@@ -8,6 +8,7 @@ import pytensor
 from tests.link.onnx.utils import (
     assert_same_values,
     compare_onnx_and_py,
+    exported_op_types,
     no_rewrites,
     random_values,
 )
@@ -115,6 +116,22 @@ def test_pad_statistics_propagate_nan(mode):
         [np.array([1.0, np.nan, 3.0])],
         onnx_mode=no_rewrites,
     )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mode", ["maximum", "minimum"])
+def test_pad_statistics_of_nan_free_values_skip_the_nan_check(mode, dtype):
+    x = pt.matrix("x", dtype=dtype)
+    nan_free = pt.where(pt.isnan(x), -np.inf, x)
+    values = np.array([[1.0, np.nan, 3.0], [np.inf, -2.0, np.nan]], dtype=dtype)
+    fn, _ = compare_onnx_and_py(
+        [x],
+        pt.pad(nan_free, ((1, 2), (2, 1)), mode=mode, stat_length=2),
+        [values],
+        onnx_mode=no_rewrites,
+    )
+    # the one IsNaN of `nan_free`
+    assert exported_op_types(fn).count("IsNaN") == 1
 
 
 def test_pad_with_default_rewrites():

@@ -15,7 +15,12 @@ import pytensor
 from pytensor.link.onnx import ONNXLinker
 from pytensor.link.onnx.dispatch import onnx_funcify
 from pytensor.link.onnx.dispatch.variables import ONNXConversionError
-from tests.link.onnx.utils import compare_onnx_and_py, no_rewrites, py_mode
+from tests.link.onnx.utils import (
+    compare_onnx_and_py,
+    n_runtime_checks,
+    no_rewrites,
+    py_mode,
+)
 
 
 MODES = pytest.mark.parametrize(
@@ -680,3 +685,71 @@ def test_a_slice_given_as_an_input_is_refused_clearly():
         pytest.skip("PyTensor 3 does not index with slice variables")
     with pytest.raises(ONNXConversionError, match="cannot take the input"):
         pytensor.function([x, bounds], rows, mode="ONNX")
+
+
+# name: (region of x given i, shape of x, value of i, shapes of values that
+# fit the region, shapes that do not)
+UPDATED_REGIONS = {
+    "slice": (lambda x, i: x[:2], (5,), None, [(2,), (1,), ()], [(3,), (0,)]),
+    "empty slice": (lambda x, i: x[:0], (5,), None, [(0,), (1,)], [(3,)]),
+    "row": (lambda x, i: x[2], (5, 3), None, [(3,), (1,)], [(4,), (2,)]),
+    "rows": (lambda x, i: x[2:4], (5, 3), None, [(3,), (2, 3), (2, 1)], [(4,), (3, 3)]),
+    "columns": (lambda x, i: x[:, 1:], (5, 3), None, [(5, 2), (1, 2)], [(5, 3)]),
+    "index array": (lambda x, i: x[i], (5,), [0, 3], [(2,), (1,)], [(3,), (0,)]),
+    "one index": (lambda x, i: x[i], (5,), [3], [(1,)], [(3,), (0,)]),
+    "rows by index": (lambda x, i: x[i], (5, 3), [0, 3], [(2, 3), (3,)], [(2, 4)]),
+    "slice and index": (lambda x, i: x[1:3, i], (5, 3), [0, 2], [(2, 2)], [(2, 3)]),
+    "index pairs": (lambda x, i: x[i, i], (5, 3), [0, 2], [(2,)], [(3,)]),
+    "mask": (lambda x, i: x[x > 0], (5, 3), None, [(1,)], [(4,), (0,)]),
+}
+UPDATE_CASES = [
+    pytest.param(region, y_shape, fits, id=f"{region}-{y_shape}-{label}")
+    for region, (_, _, _, fitting, not_fitting) in UPDATED_REGIONS.items()
+    for fits, label, shapes in ((True, "fits", fitting), (False, "wrong", not_fitting))
+    for y_shape in shapes
+]
+
+
+@pytest.mark.parametrize("update", [pt.set_subtensor, pt.inc_subtensor])
+@pytest.mark.parametrize("region, y_shape, fits", UPDATE_CASES)
+def test_a_value_that_does_not_fit_the_region_raises_valueerror(
+    region, y_shape, fits, update
+):
+    index, x_shape, i_value, *_ = UPDATED_REGIONS[region]
+    x = pt.tensor("x", shape=(None,) * len(x_shape))
+    # lengths of 1 broadcast only where the type says so
+    y = pt.tensor("y", shape=tuple(1 if dim == 1 else None for dim in y_shape))
+    inputs = [x, y]
+    values = [
+        np.arange(np.prod(shape)).reshape(shape) - 2.0 for shape in (x_shape, y_shape)
+    ]
+    if i_value is not None:
+        inputs.append(pt.lvector("i"))
+        values.append(np.array(i_value))
+    updated = update(index(x, inputs[-1]), y)
+    if fits:
+        compare_onnx_and_py(inputs, updated, values)
+        return
+    for mode in (py_mode, "ONNX"):
+        fn = pytensor.function(inputs, updated, mode=mode)
+        with pytest.raises(ValueError):
+            fn(*values)
+
+
+def test_the_fit_of_an_updating_value_is_checked_only_after_a_failed_run():
+    x, y = pt.vector("x"), pt.vector("y")
+    fn = pytensor.function([x, y], pt.set_subtensor(x[:2], y), mode="ONNX")
+    assert n_runtime_checks(fn) == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an empty region with an axis of length 1 takes a value of any "
+    "length there: onnxruntime does not fail, and the check runs only after "
+    "it fails (docs/usage.rst)",
+)
+def test_a_value_that_does_not_fit_an_empty_region_raises_valueerror():
+    x, y = pt.matrix("x"), pt.vector("y")
+    fn = pytensor.function([x, y], pt.set_subtensor(x[:0, 1:2], y), mode="ONNX")
+    with pytest.raises(ValueError):
+        fn(np.zeros((5, 3)), np.ones(3))

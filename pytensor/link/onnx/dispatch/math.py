@@ -12,6 +12,7 @@ from pytensor.link.onnx.dispatch.lengths import (
 )
 from pytensor.link.onnx.dispatch.operands import (
     apply_in,
+    cannot_hold_nan,
     cast_all,
     cast_values,
     output_dtype,
@@ -94,7 +95,7 @@ def extremum_of(op_type):
             result = values.apply(op_type, values, values.indices(axes), keepdims=0)
         else:
             result = extremum_by_position(values, x_ndim(node), axes, position_op)
-        if np.dtype(dtype).kind == "f":
+        if np.dtype(dtype).kind == "f" and not cannot_hold_nan(node.inputs[0]):
             # onnxruntime skips NaN; NumPy propagates it
             has_nan = x.isnan().any_along(axes, keepdims=False)
             result = where(has_nan, np.nan, result)
@@ -181,7 +182,7 @@ def onnx_funcify_Argmax(op, node, builder, inputs, **kwargs):
     # onnxruntime mishandles empty inputs given a negative axis
     last_axis = x_ndim(node) - len(axes)
     argmax = flat.apply("ArgMax", flat, axis=last_axis, keepdims=0)
-    if np.dtype(x.dtype).kind != "f":
+    if np.dtype(x.dtype).kind != "f" or cannot_hold_nan(node.inputs[0]):
         return [argmax.name]
     # NumPy returns the position of the first NaN, onnxruntime skips NaN
     is_nan = flat.isnan()

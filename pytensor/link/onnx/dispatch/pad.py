@@ -14,6 +14,7 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor.pad import Pad
 
 from pytensor.link.onnx.dispatch.basic import onnx_funcify
+from pytensor.link.onnx.dispatch.operands import cannot_hold_nan
 from pytensor.link.onnx.value import concat, maximum, minimum, where
 
 
@@ -123,37 +124,46 @@ def linear_ramp_blocks(x, axis, before, after, ndim, end_values):
     )
 
 
-def statistic(op_type, x, axis):
+def statistic(op_type, x, axis, may_hold_nan):
     """``op_type`` (a reduction) of ``x`` along ``axis``, keeping the axis."""
     reduced = x.apply(op_type, x, x.indices([axis]), keepdims=1)
-    if op_type != "ReduceMean" and np.dtype(x.dtype).kind == "f":
+    if op_type != "ReduceMean" and may_hold_nan and np.dtype(x.dtype).kind == "f":
         # onnxruntime's ReduceMax and ReduceMin skip NaN; PyTensor's propagate it
         reduced = where(x.isnan().any_along([axis]), np.nan, reduced)
     return reduced
 
 
-def stat_blocks(op_type):
+def stat_blocks(op_type, may_hold_nan=True):
     def blocks(x, axis, before, after, ndim, stat_lengths):
         if stat_lengths is None:
-            left = right = statistic(op_type, x, axis)
+            left = right = statistic(op_type, x, axis, may_hold_nan)
         else:
             n = x.shape(axis, axis + 1)
             left_part = x.slice(0, minimum(stat_lengths(axis, 0), n), axis)
             right_start = n - minimum(stat_lengths(axis, 1), n)
-            left = statistic(op_type, left_part, axis)
-            right = statistic(op_type, x.slice(right_start, n, axis), axis)
+            left = statistic(op_type, left_part, axis, may_hold_nan)
+            right_part = x.slice(right_start, n, axis)
+            right = statistic(op_type, right_part, axis, may_hold_nan)
         return filled(x, axis, before, left), filled(x, axis, after, right)
 
     return blocks
 
 
+EXTREMA = {"maximum": "ReduceMax", "minimum": "ReduceMin"}
 BLOCKS = {
     "constant": constant_blocks,
     "linear_ramp": linear_ramp_blocks,
-    "maximum": stat_blocks("ReduceMax"),
-    "minimum": stat_blocks("ReduceMin"),
+    **{mode: stat_blocks(op_type) for mode, op_type in EXTREMA.items()},
     "mean": stat_blocks("ReduceMean"),
 }
+
+
+def blocks_of(mode, x_var):
+    """The blocks of ``mode``; extrema of a NaN-free ``x_var`` skip the NaN check
+    (the padding of earlier axes copies its values)."""
+    if mode in EXTREMA and cannot_hold_nan(x_var):
+        return stat_blocks(EXTREMA[mode], may_hold_nan=False)
+    return BLOCKS.get(mode)
 
 
 @onnx_funcify.register(Pad)
@@ -168,7 +178,7 @@ def onnx_funcify_Pad(op, node, builder, inputs, **kwargs):
     x = builder.value(x, x_var.type.dtype).cast(dtype)
     width_of = per_axis_pairs(builder, widths, widths_var, ndim, "int64")
     known_widths = static_widths(widths_var, ndim)
-    values = None
+    values, blocks = None, blocks_of(mode, x_var)
     if extra:
         stat = mode in ("maximum", "minimum", "mean")
         values_dtype = "int64" if stat else dtype
@@ -180,6 +190,6 @@ def onnx_funcify_Pad(op, node, builder, inputs, **kwargs):
         if mode in SOURCE_POSITIONS:
             x = pad_by_gather(x, axis, before, after, SOURCE_POSITIONS[mode])
         else:
-            left, right = BLOCKS[mode](x, axis, before, after, ndim, values)
+            left, right = blocks(x, axis, before, after, ndim, values)
             x = concat([left, x, right], axis=axis)
     return [x.name]

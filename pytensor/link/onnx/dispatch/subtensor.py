@@ -218,17 +218,23 @@ def distinct_rows(builder, node, x: Value, inputs):
 @onnx_funcify.register(AdvancedIncSubtensor1)
 def onnx_funcify_IncSubtensor(op, node, builder, inputs, **kwargs):
     x, y = data_value(builder, node, inputs), data_value(builder, node, inputs, 1)
-    static_shape = node.inputs[0].type.shape
+    static_shape, y_shape = (var.type.shape for var in node.inputs[:2])
     if isinstance(op, AdvancedIncSubtensor1):
         require_no_runtime_broadcast(builder, op, node, inputs)
     increment = not op.set_instead_of_inc
     rows = distinct_rows(builder, node, x, inputs)
     if rows is not None:
-        return [scatter_rows(x, y, *rows, static_shape, increment=increment).name]
+        return [
+            scatter_rows(x, y, *rows, static_shape, y_shape, increment=increment).name
+        ]
     entries = index_entries(builder, node, inputs, 2)
     keep_last = op.set_instead_of_inc or getattr(op, "ignore_duplicates", False)
     positions = flat_positions(x, static_shape, entries)
-    return [scatter_at(x, y, positions, increment=increment, keep_last=keep_last).name]
+    return [
+        scatter_at(
+            x, y, positions, y_shape, increment=increment, keep_last=keep_last
+        ).name
+    ]
 
 
 def require_no_runtime_broadcast(builder, op, node, inputs):

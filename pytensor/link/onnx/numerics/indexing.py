@@ -280,16 +280,53 @@ def last_occurrences(targets: Value, updates: Value):
     return unique_targets, reversed_updates.take(first_in_reverse, axis=0)
 
 
-def scatter_at(x: Value, y: Value, positions: Positions, *, increment, keep_last):
-    """``x`` with ``y`` written to (or added at) the flat ``positions``.
+VALUE_DOES_NOT_FIT = (
+    "shape mismatch: value array could not be broadcast to indexing result"
+)
+
+
+def require_fits(y: Value, y_shape, region_shape: Value, *, after_failure=True):
+    """Raise NumPy's ``ValueError`` unless ``y`` (of static shape ``y_shape``)
+    broadcasts to ``region_shape``: each of its lengths is 1 or that of the
+    region's axis it stands for (the last ones).
+
+    The caller's ``Expand`` or ``ScatterElements`` fails first on a region
+    that is not empty (see ``after_failure`` of ``ONNXGraphBuilder.require``).
+    """
+    axes = [axis for axis, dim in enumerate(y_shape) if dim != 1]
+    if not axes or not y.builder.keep_checks:
+        return
+    y_lengths = y.shape().take(axes, axis=0)
+    region_axes = [axis - len(y_shape) for axis in axes]
+    region_lengths = region_shape.take(region_axes, axis=0)
+    y.builder.require(
+        y_lengths.eq(1) | y_lengths.eq(region_lengths),
+        ValueError,
+        VALUE_DOES_NOT_FIT,
+        after_failure=after_failure,
+    )
+
+
+def scatter_at(
+    x: Value, y: Value, positions: Positions, y_shape, *, increment, keep_last
+):
+    """``x`` with ``y`` (of static shape ``y_shape``) written to (or added at)
+    the flat ``positions``.
 
     With ``keep_last``, of repeated positions the last write wins.
     """
     flat = x.indices([-1])
     targets = positions.value.reshape(flat)
-    updates = y.cast(x.dtype).expand(positions.value.shape()).reshape(flat)
+    region_shape = positions.value.shape()
+    require_fits(y, y_shape, region_shape)
+    updates = y.cast(x.dtype).expand(region_shape)
     if keep_last and positions.may_repeat:
+        # as many updates as targets, or onnxruntime fails: a value that does
+        # not fit would give more
+        updates = updates.reshape(targets.shape())
         targets, updates = last_occurrences(targets, updates)
+    else:
+        updates = updates.reshape(flat)
     # Not ScatterND: onnxruntime loses some of its repeated additions when
     # it runs on several threads.
     result = x.apply(
@@ -303,20 +340,25 @@ def scatter_at(x: Value, y: Value, positions: Positions, *, increment, keep_last
     return result.reshape(x.shape())
 
 
-def scatter_rows(x: Value, y: Value, rows: Value, n_rows, static_shape, *, increment):
-    """``x`` with ``y`` written to (or added at) the distinct positions ``rows``
-    of its axis 0, of which there are ``n_rows`` if known statically."""
+def scatter_rows(
+    x: Value, y: Value, rows: Value, n_rows, static_shape, y_shape, *, increment
+):
+    """``x`` with ``y`` (of static shape ``y_shape``) written to (or added at)
+    the distinct positions ``rows`` of its axis 0, of which there are
+    ``n_rows`` if known statically."""
     ndim = len(static_shape)
     static_region = (n_rows, *static_shape[1:])
     if None not in static_region:
+        region_shape = x.indices(static_region)
         if 0 in static_region:
             # onnxruntime's constant folding mis-shapes the empty targets
+            require_fits(y, y_shape, region_shape, after_failure=False)
             return x
-        region_shape = x.indices(static_region)
     else:
         region_shape = rows.shape()
         if ndim > 1:
             region_shape = concat([region_shape, x.shape(1)], axis=0)
+    require_fits(y, y_shape, region_shape)
     targets = rows
     if ndim > 1:
         targets = targets.unsqueeze(list(range(1, ndim))).expand(region_shape)

@@ -63,7 +63,9 @@ def test_scatter_at_repeated_positions(keep_last):
 
     def update(x, v, y):
         positions = flat_positions(x, (4,), (ArrayIndex(v, 1),))
-        return scatter_at(x, y, positions, increment=not keep_last, keep_last=keep_last)
+        return scatter_at(
+            x, y, positions, (3,), increment=not keep_last, keep_last=keep_last
+        )
 
     expected = np.zeros(4)
     if keep_last:
