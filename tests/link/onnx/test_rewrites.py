@@ -714,6 +714,22 @@ def chains_of_a_random_walk():
     return [chains], [batched], [np.arange(18.0).reshape(3, 6) ** 1.5]
 
 
+def chains_of_a_simplex():
+    # a simplex transform's stick appends a constant to each chain's values
+    x = pt.dvector("x", shape=(4,))
+    stick = pt.concatenate([pt.cumsum(x), np.zeros(1)])
+    probabilities = pt.special.softmax(stick)
+    chains = pt.dmatrix("chains", shape=(3, 4))
+    [batched] = vectorize_graph([probabilities], replace={x: chains})
+    return [chains], [batched], [np.linspace(-1.0, 2.0, 12).reshape(3, 4)]
+
+
+def test_a_join_of_chains_and_a_constant_keeps_its_values_with_no_batch_loop():
+    fn, _ = compare_onnx_and_py(*chains_of_a_simplex())
+    ops = [type(node.op) for node in fn.maker.fgraph.apply_nodes]
+    assert Blockwise not in ops
+
+
 def test_joins_and_splits_for_chains_keep_their_values():
     compare_onnx_and_py(*chains_of_a_random_walk())
 
