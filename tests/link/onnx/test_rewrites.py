@@ -235,6 +235,62 @@ def test_calls_on_different_constants(shape):
     assert calls_of(fn, ps.GammaIncC) == 1
 
 
+def truncated_normal_logp_of_chains(dtype, n_chains=4):
+    # The log-density a sampler evaluates for all its chains at once: each
+    # scalar call of the one-point graph becomes a call on one row per chain
+    inputs, outputs, values = truncated_normal_logp(dtype)
+    mu, sigma, x = inputs
+    mus, sigmas = (
+        pt.matrix(name, dtype=dtype, shape=(n_chains, 1)) for name in ("mus", "sigmas")
+    )
+    batched = vectorize_graph(outputs, replace={mu: mus, sigma: sigmas})
+    offsets = np.linspace(-0.5, 0.5, n_chains)[:, None]
+    chain_values = [values[0] + offsets, values[1] + offsets**2, values[2]]
+    return [mus, sigmas, x], batched, chain_values
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_calls_of_every_chain_join_along_their_last_axis(dtype):
+    inputs, outputs, values = truncated_normal_logp_of_chains(dtype)
+    rtol = {"float64": 1e-12, "float32": 2e-5}[dtype]
+    fn, _ = compare_onnx_and_py(
+        inputs,
+        outputs,
+        cast_all(values, dtype),
+        assert_fn=lambda a, b: np.testing.assert_allclose(a, b, rtol=rtol),
+    )
+    assert calls_of(fn, ps.Erfcx) == 1
+
+
+# Measured (both PyTensor versions): 630 nodes unbatched, 326 when each
+# batch was flattened, reshaped and split back
+CHAINS_TRUNCATED_NORMAL_NODES = 282
+
+
+def test_calls_of_every_chain_join_with_no_reshape():
+    inputs, outputs, _ = truncated_normal_logp_of_chains("float64")
+    assert onnx_nodes(inputs, outputs, "ONNX") <= CHAINS_TRUNCATED_NORMAL_NODES
+
+
+def test_calls_of_one_shape_with_broadcast_constant_and_shared_inputs():
+    a, b = (pt.dmatrix(name, shape=(3, 2)) for name in ("a", "b"))
+    row = pt.dmatrix("row", shape=(1, 2))
+    k = pt.dscalar("k")
+    outputs = [
+        pt.gammaincc(a, b),
+        pt.gammaincc(b, 2.5),
+        pt.gammaincc(row, a),
+        pt.gammaincc(np.array([[0.5, 1.5]]), b),
+        pt.gammaincc(k, a),
+        pt.gammaincc(k, b),
+    ]
+    rng = np.random.default_rng(7)
+    values = [rng.uniform(0.1, 4, (3, 2)), rng.uniform(0.1, 4, (3, 2))]
+    values += [rng.uniform(0.1, 4, (1, 2)), np.array(1.7)]
+    fn, _ = compare_onnx_and_py([a, b, row, k], outputs, values)
+    assert calls_of(fn, ps.GammaIncC) == 1
+
+
 def censored_normal_logp(dtype):
     # PyMC's Censored: the log-CDFs are taken at the observed values and used
     # only where those equal the bounds
@@ -656,6 +712,22 @@ def chains_of_a_random_walk():
     chains = pt.dmatrix("chains", shape=(3, 6))
     [batched] = vectorize_graph([steps], replace={x: chains})
     return [chains], [batched], [np.arange(18.0).reshape(3, 6) ** 1.5]
+
+
+def chains_of_a_simplex():
+    # a simplex transform's stick appends a constant to each chain's values
+    x = pt.dvector("x", shape=(4,))
+    stick = pt.concatenate([pt.cumsum(x), np.zeros(1)])
+    probabilities = pt.special.softmax(stick)
+    chains = pt.dmatrix("chains", shape=(3, 4))
+    [batched] = vectorize_graph([probabilities], replace={x: chains})
+    return [chains], [batched], [np.linspace(-1.0, 2.0, 12).reshape(3, 4)]
+
+
+def test_a_join_of_chains_and_a_constant_keeps_its_values_with_no_batch_loop():
+    fn, _ = compare_onnx_and_py(*chains_of_a_simplex())
+    ops = [type(node.op) for node in fn.maker.fgraph.apply_nodes]
+    assert Blockwise not in ops
 
 
 def test_joins_and_splits_for_chains_keep_their_values():

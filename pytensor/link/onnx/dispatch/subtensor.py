@@ -2,8 +2,11 @@
 
 The index tuple of an Op becomes the entries of
 `pytensor.link.onnx.numerics.indexing`, which computes NumPy's indexing: basic
-indexing as ``Slice`` and ``Gather``, advanced indexing and every set or
-increment through the flat positions of the elements selected.
+indexing as ``Slice`` and ``Gather``; an index along one axis after full
+slices (``x[:, idx]``, ``x[:, 2]``, ``x[:, a:b]``, what a log-density evaluated
+for several chains reads and updates) as a ``Gather`` or a
+``ScatterElements`` along that axis; other advanced indexing and updates
+through the flat positions of the elements selected.
 """
 
 from dataclasses import dataclass
@@ -28,8 +31,8 @@ from pytensor.link.onnx.numerics.indexing import (
     flat_positions,
     is_full_slice,
     positions_along,
+    scatter_along,
     scatter_at,
-    scatter_rows,
     slice_bounds,
     sliced,
     static_slice_length,
@@ -177,40 +180,74 @@ def onnx_funcify_AdvancedSubtensor1(op, node, builder, inputs, **kwargs):
 def onnx_funcify_AdvancedSubtensor(op, node, builder, inputs, **kwargs):
     x = data_value(builder, node, inputs)
     entries = index_entries(builder, node, inputs, 1)
+    axis = partial_axis(entries)
+    if axis is not None and isinstance(entries[axis], ArrayIndex):
+        # One index array after full slices (x[:, idx]): a Gather along its axis
+        dim = length(x, axis, node.inputs[0].type.shape[axis])
+        index = checked_index(x, entries[axis], dim, axis, fails_out_of_bounds=True)
+        return [x.take(index, axis=axis).name]
     positions = flat_positions(x, node.inputs[0].type.shape, entries)
     return [x.reshape(x.indices([-1])).take(positions.value, axis=0).name]
 
 
-def distinct_rows(builder, node, x: Value, inputs):
-    """The rows of axis 0 an update writes, if it writes each row once, and
-    how many they are (None if unknown), or None.
+def partial_axis(entries):
+    """The axis of the only entry of ``entries`` that is not a full slice
+    (``x[:, :, i]``: 2), or None; trailing entries may be left out."""
+    partial = [
+        axis
+        for axis, entry in enumerate(entries)
+        if not (isinstance(entry, slice) and is_full_slice(entry))
+    ]
+    return partial[0] if len(partial) == 1 else None
 
-    That is a single scalar or slice index (a set or increment of ``x[i]`` or
-    ``x[a:b:c]``) or an ``AdvancedIncSubtensor1`` increment, whose repeated
-    rows ``ScatterElements`` accumulates as ``np.add.at`` does.
+
+def distinct_positions(builder, node, x: Value, inputs):
+    """Where an update writes, if it writes each position of one axis once
+    (or adds at repeated positions, as ``np.add.at`` does): the axis, the
+    positions along it and how many they are (None if unknown), or None.
+
+    That is a single scalar, slice or vector index after full slices (a set
+    or increment of ``x[i]``, ``x[:, a:b:c]``, ``x[:, :, i]``), or an
+    increment through a vector index (``AdvancedIncSubtensor1``,
+    ``AdvancedIncSubtensor`` of ``x[:, idx]``) that accumulates at repeated
+    positions, as ``ScatterElements`` does.
     """
     op = node.op
-    is_inc1 = isinstance(op, AdvancedIncSubtensor1)
-    if (is_inc1 and op.set_instead_of_inc) or not isinstance(
-        op, IncSubtensor | AdvancedIncSubtensor1
-    ):
+    advanced = isinstance(op, AdvancedIncSubtensor1 | AdvancedIncSubtensor)
+    accumulates = not op.set_instead_of_inc and not getattr(
+        op, "ignore_duplicates", False
+    )
+    if not isinstance(op, IncSubtensor) and not (advanced and accumulates):
         return None
-    entries = list(index_entries(builder, node, inputs, 2))
-    while entries and isinstance(entries[-1], slice) and is_full_slice(entries[-1]):
-        entries.pop()
-    if len(entries) != 1:
+    entries = index_entries(builder, node, inputs, 2)
+    axis = partial_axis(entries)
+    if axis is None:
         return None
-    [entry] = entries
-    dim = length(x, 0, node.inputs[0].type.shape[0])
-    if isinstance(entry, ArrayIndex):
-        rows = checked_index(x, entry, dim, 0, fails_out_of_bounds=True)
-        if entry.ndim:
-            return rows, node.inputs[2].type.shape[0]
-        if isinstance(rows, int):
-            return x.indices([rows]), 1
-        return rows.reshape(x.indices([1])), 1
-    rows = sliced(positions_along(x, dim), {0: slice_bounds(entry, dim)})
-    return rows, static_slice_length(entry, dim)
+    entry = entries[axis]
+    dim = length(x, axis, node.inputs[0].type.shape[axis])
+    if isinstance(entry, slice):
+        positions = sliced(positions_along(x, dim), {0: slice_bounds(entry, dim)})
+        return axis, positions, static_slice_length(entry, dim)
+    if not isinstance(entry, ArrayIndex) or entry.ndim > 1:
+        return None
+    positions = checked_index(x, entry, dim, axis, fails_out_of_bounds=True)
+    if entry.ndim:
+        return axis, positions, vector_index_length(node, axis)
+    if isinstance(positions, int):
+        return axis, x.indices([positions]), 1
+    return axis, positions.reshape(x.indices([1])), 1
+
+
+def vector_index_length(node, axis):
+    """The static length of the vector index of an update along ``axis``: of
+    the index itself (``AdvancedIncSubtensor1``), or of the value written
+    along that axis if it does not broadcast there; else None."""
+    x, y, *indices = node.inputs
+    if isinstance(node.op, AdvancedIncSubtensor1):
+        return indices[0].type.shape[0]
+    if y.type.ndim != x.type.ndim or y.type.shape[axis] == 1:
+        return None
+    return y.type.shape[axis]
 
 
 @onnx_funcify.register(IncSubtensor)
@@ -222,11 +259,16 @@ def onnx_funcify_IncSubtensor(op, node, builder, inputs, **kwargs):
     if isinstance(op, AdvancedIncSubtensor1):
         require_no_runtime_broadcast(builder, op, node, inputs)
     increment = not op.set_instead_of_inc
-    rows = distinct_rows(builder, node, x, inputs)
-    if rows is not None:
+    target = distinct_positions(builder, node, x, inputs)
+    if target is not None:
+        axis, positions, count = target
+        y, y_shape = with_axis_of_scalar_index(y, y_shape, len(static_shape), axis)
         return [
-            scatter_rows(x, y, *rows, static_shape, y_shape, increment=increment).name
-        ]
+            scatter_along(
+                x, y, positions, count, static_shape, y_shape, axis,
+                increment=increment,
+            ).name
+        ]  # fmt: skip
     entries = index_entries(builder, node, inputs, 2)
     keep_last = op.set_instead_of_inc or getattr(op, "ignore_duplicates", False)
     positions = flat_positions(x, static_shape, entries)
@@ -235,6 +277,19 @@ def onnx_funcify_IncSubtensor(op, node, builder, inputs, **kwargs):
             x, y, positions, y_shape, increment=increment, keep_last=keep_last
         ).name
     ]
+
+
+def with_axis_of_scalar_index(y: Value, y_shape, ndim, axis):
+    """``y``, written at a scalar index of ``axis`` (which its region lacks),
+    given a length-1 ``axis`` so that it broadcasts to the region that has
+    it; and its static shape. A ``y`` that already broadcasts there (it has
+    every axis, or none after ``axis``) is returned as it is."""
+    if len(y_shape) == ndim or axis <= ndim - 1 - len(y_shape):
+        return y, y_shape
+    leading = ndim - 1 - len(y_shape)
+    y_shape = (1,) * leading + tuple(y_shape)
+    y_shape = (*y_shape[:axis], 1, *y_shape[axis:])
+    return y.unsqueeze([*range(leading), leading + axis]), y_shape
 
 
 def require_no_runtime_broadcast(builder, op, node, inputs):

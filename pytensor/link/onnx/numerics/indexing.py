@@ -340,14 +340,16 @@ def scatter_at(
     return result.reshape(x.shape())
 
 
-def scatter_rows(
-    x: Value, y: Value, rows: Value, n_rows, static_shape, y_shape, *, increment
-):
-    """``x`` with ``y`` (of static shape ``y_shape``) written to (or added at)
-    the distinct positions ``rows`` of its axis 0, of which there are
-    ``n_rows`` if known statically."""
+def scatter_along(
+    x: Value, y: Value, positions: Value, count, static_shape, y_shape, axis, *,
+    increment,
+):  # fmt: skip
+    """``x`` with ``y`` (of static shape ``y_shape``, broadcast to the region)
+    written to (or added at) the distinct ``positions`` of its ``axis``, of
+    which there are ``count`` if known statically: ``x[:, positions]`` for
+    ``axis=1``."""
     ndim = len(static_shape)
-    static_region = (n_rows, *static_shape[1:])
+    static_region = (*static_shape[:axis], count, *static_shape[axis + 1 :])
     if None not in static_region:
         region_shape = x.indices(static_region)
         if 0 in static_region:
@@ -355,16 +357,21 @@ def scatter_rows(
             require_fits(y, y_shape, region_shape, after_failure=False)
             return x
     else:
-        region_shape = rows.shape()
-        if ndim > 1:
-            region_shape = concat([region_shape, x.shape(1)], axis=0)
+        parts = [x.shape(0, axis)] if axis else []
+        parts.append(positions.shape())
+        if axis + 1 < ndim:
+            parts.append(x.shape(axis + 1))
+        region_shape = concat(parts, axis=0) if len(parts) > 1 else parts[0]
     require_fits(y, y_shape, region_shape)
-    targets = rows
-    if ndim > 1:
-        targets = targets.unsqueeze(list(range(1, ndim))).expand(region_shape)
+    other_axes = [a for a in range(ndim) if a != axis]
+    targets = positions.unsqueeze(other_axes) if other_axes else positions
+    if other_axes:
+        targets = targets.expand(region_shape)
     updates = y.cast(x.dtype).expand(region_shape)
     reduction = "add" if increment else "none"
-    return x.apply("ScatterElements", x, targets, updates, axis=0, reduction=reduction)
+    return x.apply(
+        "ScatterElements", x, targets, updates, axis=axis, reduction=reduction
+    )
 
 
 def require_in_range(index: Value, end: Value, message: str):

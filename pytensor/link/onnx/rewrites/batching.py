@@ -160,10 +160,12 @@ def batching_cost(batch) -> float:
     """Estimated cost, in nodes, of concatenating the inputs of ``batch`` and
     splitting its result: one ``Split``, a ``Concat`` per input (none for
     constants), an ``Expand`` per broadcast input, a ``Reshape`` per input and
-    output that is not a vector, about two nodes of shape arithmetic per
-    symbolic length and, when lengths are symbolic, a runtime check of equal
-    lengths per concatenated input; plus the copies of the elements."""
+    output that is not a vector (none when the calls join along their last
+    axis, see `joins_along_last_axis`), about two nodes of shape arithmetic
+    per symbolic length and, when lengths are symbolic, a runtime check of
+    equal lengths per concatenated input; plus the copies of the elements."""
     outputs = [node.outputs[0] for node in batch]
+    reshaped = not joins_along_last_axis(batch)
     total = sum(map(elements, outputs))
     symbolic = any(None in out.type.shape for out in outputs)
     nodes, copied = 1, total
@@ -174,10 +176,24 @@ def batching_cost(batch) -> float:
             nodes += 1 + symbolic
             copied += total
             for x, out in zip(column, outputs, strict=True):
-                nodes += (x.type.shape != out.type.shape) + (out.type.ndim != 1)
+                nodes += (x.type.shape != out.type.shape) + reshaped * (
+                    out.type.ndim != 1
+                )
     for out in outputs:
-        nodes += (out.type.ndim != 1) + 2 * out.type.shape.count(None)
+        nodes += reshaped * (out.type.ndim != 1) + 2 * out.type.shape.count(None)
     return nodes + copied / ELEMENTS_PER_NODE
+
+
+def joins_along_last_axis(batch) -> bool:
+    """Whether the calls of ``batch`` all compute one static shape of two axes
+    or more, as a batched log-density's calls do (one row per chain): their
+    inputs then join along the last axis and the result splits back into
+    that shape, with no reshape."""
+    shapes = {node.outputs[0].type.shape for node in batch}
+    if len(shapes) != 1:
+        return False
+    [shape] = shapes
+    return len(shape) >= 2 and None not in shape
 
 
 def flat_input(x, out, shape, size):
@@ -192,33 +208,65 @@ def flat_input(x, out, shape, size):
 
 def one_call(batch) -> list:
     """The outputs of ``batch``, computed by one call of its Op on the
-    concatenation of the calls' inputs."""
+    concatenation of the calls' inputs: flattened, or along their last axis
+    when `joins_along_last_axis`."""
+    if joins_along_last_axis(batch):
+        return one_call_along_last_axis(batch)
     outputs = [node.outputs[0] for node in batch]
     shapes = [output_shape(node) for node in batch]
     sizes = [functools.reduce(operator.mul, shape, 1) for shape in shapes]
     arguments = []
     for column in zip(*(node.inputs for node in batch), strict=True):
         if is_shared_scalar(column):
-            x = column[0]
-            if isinstance(x, Constant):
-                arguments.append(constant(x.data.reshape(1), dtype=x.dtype))
-            else:
-                arguments.append(x.reshape((1,)))
+            arguments.append(shared_argument(column[0]))
             continue
         flat = [
             flat_input(x, out, shape, size)
             for x, out, shape, size in zip(column, outputs, shapes, sizes, strict=True)
         ]
-        if all(isinstance(x, np.ndarray) for x in flat):
-            arguments.append(constant(np.concatenate(flat), dtype=column[0].dtype))
-        else:
-            arguments.append(concatenate(flat))
+        arguments.append(joined(flat, column[0].dtype, axis=0))
     result = batch[0].op(*arguments)
     pieces = split(result, sizes, n_splits=len(batch))
     return [
         back_to_shape(piece, out, shape)
         for piece, out, shape in zip(pieces, outputs, shapes, strict=True)
     ]
+
+
+def one_call_along_last_axis(batch) -> list:
+    """The outputs of ``batch``, all of one static shape, computed by one call
+    on its inputs joined along their last axis."""
+    shape = batch[0].outputs[0].type.shape
+    arguments = []
+    for column in zip(*(node.inputs for node in batch), strict=True):
+        if is_shared_scalar(column):
+            arguments.append(shared_argument(column[0]))
+            continue
+        pieces = [
+            np.broadcast_to(x.data, shape)
+            if isinstance(x, Constant)
+            else x
+            if x.type.shape == shape
+            else broadcast_to(x, shape)
+            for x in column
+        ]
+        arguments.append(joined(pieces, column[0].dtype, axis=-1))
+    result = batch[0].op(*arguments)
+    return split(result, [shape[-1]] * len(batch), n_splits=len(batch), axis=-1)
+
+
+def shared_argument(x):
+    """The one value every call of a batch takes as an input, as a vector."""
+    if isinstance(x, Constant):
+        return constant(x.data.reshape(1), dtype=x.dtype)
+    return x.reshape((1,))
+
+
+def joined(pieces, dtype, axis):
+    """``pieces`` concatenated along ``axis``: a constant if all are arrays."""
+    if all(isinstance(x, np.ndarray) for x in pieces):
+        return constant(np.concatenate(pieces, axis=axis), dtype=dtype)
+    return concatenate(pieces, axis=axis)
 
 
 def back_to_shape(piece, out, shape):

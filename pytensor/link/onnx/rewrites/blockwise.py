@@ -1,9 +1,15 @@
 """Blockwise joins, splits and indexing by arrays written without the batch loop."""
 
+import numpy as np
 from pytensor.compile.mode import optdb
 from pytensor.graph.basic import Constant
 from pytensor.graph.rewriting.basic import copy_stack_trace, in2out, node_rewriter
-from pytensor.tensor.basic import Join, Split, get_underlying_scalar_constant_value
+from pytensor.tensor.basic import (
+    Join,
+    Split,
+    constant,
+    get_underlying_scalar_constant_value,
+)
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.extra_ops import broadcast_to
@@ -23,12 +29,14 @@ from pytensor.link.onnx.rewrites.configuration import (
 @node_rewriter([Blockwise])
 def local_blockwise_join_split(fgraph, node):
     """A ``Blockwise`` ``Join`` or ``Split`` whose axis (and split sizes) are
-    constants and whose arrays all have the output's batch lengths becomes
-    one ``Join`` or ``Split`` along the axis past the batch axes.
+    constants and whose arrays all have the output's batch lengths, or a
+    static 1 there, becomes one ``Join`` or ``Split`` along the axis past the
+    batch axes (the arrays of length 1 broadcast along the batch axes).
 
     Vectorizing a log-density over chains makes these of PyMC's time series
-    (``GaussianRandomWalk``'s innovations): the converter of a ``Blockwise``
-    would loop over the chains.
+    (``GaussianRandomWalk``'s innovations) and simplex transforms (a constant
+    appended to each chain's values): the converter of a ``Blockwise`` would
+    loop over the chains.
     """
     core_op = node.op.core_op
     if not isinstance(core_op, Join | Split):
@@ -41,10 +49,11 @@ def local_blockwise_join_split(fgraph, node):
     axis = constant_of(axis_var)
     if axis is None or None in batch_shape:
         return None
-    if any(array.type.shape[:n_batch] != batch_shape for array in arrays):
+    if not all(batch_lengths_fit(array, batch_shape) for array in arrays):
         return None
     axis = int(axis) % (arrays[0].type.ndim - n_batch) + n_batch
     if isinstance(core_op, Join):
+        arrays = [along_batch(array, batch_shape) for array in arrays]
         new = [Join()(axis, *arrays)]
     else:
         sizes = node.inputs[2]
@@ -60,6 +69,25 @@ def local_blockwise_join_split(fgraph, node):
     ]
     copy_stack_trace(node.outputs, new)
     return new
+
+
+def batch_lengths_fit(array, batch_shape) -> bool:
+    """Whether each batch length of ``array`` is the batch's or a static 1."""
+    return all(
+        length in (batch_length, 1)
+        for length, batch_length in zip(array.type.shape, batch_shape, strict=False)
+    )
+
+
+def along_batch(array, batch_shape):
+    """``array`` broadcast to the batch lengths ``batch_shape`` (static)."""
+    n_batch = len(batch_shape)
+    if array.type.shape[:n_batch] == batch_shape:
+        return array
+    if isinstance(array, Constant):
+        shape = (*batch_shape, *array.data.shape[n_batch:])
+        return constant(np.broadcast_to(array.data, shape), dtype=array.dtype)
+    return broadcast_to(array, (*batch_shape, *array.shape[n_batch:]))
 
 
 def constant_of(var):
