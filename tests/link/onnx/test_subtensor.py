@@ -659,6 +659,33 @@ def test_indexing_along_one_axis_past_the_chains_costs_few_nodes(index, budget):
     assert count_nodes(onnx_model_of(fn).graph) <= budget
 
 
+# Values of fewer axes than the region they update broadcast along its
+# leading axes (SHAPE is (5, 4, 3))
+FEWER_AXES_UPDATES = {
+    "slice_on_middle_axis": (lambda x: x[:, 1:3], (2, 3)),
+    "slice_on_middle_axis_row": (lambda x: x[:, 1:3], (3,)),
+    "slice_on_last_axis": (lambda x: x[:, :, 1:3], (2,)),
+    "slice_on_last_axis_rows": (lambda x: x[:, :, 1:3], (4, 2)),
+    "int_on_middle_axis": (lambda x: x[:, 2], (3,)),
+    "int_on_last_axis": (lambda x: x[:, :, 1], (4,)),
+    "int_on_last_axis_column": (lambda x: x[:, :, -1], (5, 1)),
+}
+
+
+@STATIC
+@pytest.mark.parametrize("update", [pt.set_subtensor, pt.inc_subtensor])
+@pytest.mark.parametrize(
+    "index, y_shape", FEWER_AXES_UPDATES.values(), ids=FEWER_AXES_UPDATES.keys()
+)
+def test_values_of_fewer_axes_broadcast_along_one_indexed_axis(
+    index, y_shape, update, static_shape
+):
+    x = tensor_input("float64", static_shape)
+    y = pt.tensor("y", dtype="float64", shape=y_shape)
+    values = [random_values(SHAPE, "float64"), random_values(y_shape, "float64", 1)]
+    compare_onnx_and_py([x, y], [update(index(x), y)], values)
+
+
 CONSTANT_INDEX_ARRAYS = {
     "in bounds": np.array([0, 2, -3, 1]),
     "too large": np.array([0, 3]),

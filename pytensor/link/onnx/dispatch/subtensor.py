@@ -204,7 +204,8 @@ def partial_axis(entries):
 def distinct_positions(builder, node, x: Value, inputs):
     """Where an update writes, if it writes each position of one axis once
     (or adds at repeated positions, as ``np.add.at`` does): the axis, the
-    positions along it and how many they are (None if unknown), or None.
+    positions along it, how many they are (None if unknown) and whether the
+    index is a scalar (the region lacks the axis), or None.
 
     That is a single scalar, slice or vector index after full slices (a set
     or increment of ``x[i]``, ``x[:, a:b:c]``, ``x[:, :, i]``), or an
@@ -227,15 +228,15 @@ def distinct_positions(builder, node, x: Value, inputs):
     dim = length(x, axis, node.inputs[0].type.shape[axis])
     if isinstance(entry, slice):
         positions = sliced(positions_along(x, dim), {0: slice_bounds(entry, dim)})
-        return axis, positions, static_slice_length(entry, dim)
+        return axis, positions, static_slice_length(entry, dim), False
     if not isinstance(entry, ArrayIndex) or entry.ndim > 1:
         return None
     positions = checked_index(x, entry, dim, axis, fails_out_of_bounds=True)
     if entry.ndim:
-        return axis, positions, vector_index_length(node, axis)
+        return axis, positions, vector_index_length(node, axis), False
     if isinstance(positions, int):
-        return axis, x.indices([positions]), 1
-    return axis, positions.reshape(x.indices([1])), 1
+        return axis, x.indices([positions]), 1, True
+    return axis, positions.reshape(x.indices([1])), 1, True
 
 
 def vector_index_length(node, axis):
@@ -261,8 +262,9 @@ def onnx_funcify_IncSubtensor(op, node, builder, inputs, **kwargs):
     increment = not op.set_instead_of_inc
     target = distinct_positions(builder, node, x, inputs)
     if target is not None:
-        axis, positions, count = target
-        y, y_shape = with_axis_of_scalar_index(y, y_shape, len(static_shape), axis)
+        axis, positions, count, scalar_index = target
+        if scalar_index:
+            y, y_shape = with_axis_of_scalar_index(y, y_shape, len(static_shape), axis)
         return [
             scatter_along(
                 x, y, positions, count, static_shape, y_shape, axis,
@@ -289,7 +291,7 @@ def with_axis_of_scalar_index(y: Value, y_shape, ndim, axis):
     leading = ndim - 1 - len(y_shape)
     y_shape = (1,) * leading + tuple(y_shape)
     y_shape = (*y_shape[:axis], 1, *y_shape[axis:])
-    return y.unsqueeze([*range(leading), leading + axis]), y_shape
+    return y.unsqueeze([*range(leading), axis]), y_shape
 
 
 def require_no_runtime_broadcast(builder, op, node, inputs):
